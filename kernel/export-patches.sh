@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Export build/linux's commits since the pristine base into kernel/patches/
+# and rewrite kernel/series.  The tree is the source of truth: edit there
+# (git commit --fixup / rebase -i), then run this.
+#
+# Usage: kernel/export-patches.sh
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${PX_TREE:-$top/build/linux}
+[ -d "$tree/.git" ] || { echo "export-patches: no tree at $tree (make tree)" >&2; exit 1; }
+git -C "$tree" diff --quiet HEAD || { echo "export-patches: $tree has uncommitted changes" >&2; exit 1; }
+rm -f "$top"/kernel/patches/*.patch
+git -C "$tree" format-patch -q --no-signature --zero-commit --no-numbered \
+	-o "$top/kernel/patches" pristine..HEAD
+( cd "$top/kernel/patches" && ls -1 *.patch ) > "$top/kernel/series" 2>/dev/null || : > "$top/kernel/series"
+echo "export-patches: $(wc -l < "$top/kernel/series") patches in kernel/patches"
