@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proxytop: every sched_proxy event, counted system-wide, plus per
+ * donor/owner pair donor runtime, picks, deepest chain and migrations.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "pxbpf.h"
+#include "proxytop.h"
+
+const volatile __u32 targ_tgid = 0;
+const volatile __u64 targ_cgid = 0;
+const volatile __u32 targ_cglevel = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PX_MAX_PAIRS);
+	__type(key, struct px_pair_key);
+	__type(value, struct px_pair);
+} pairs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct px_stretch);
+} stretch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct px_counters);
+} counters SEC(".maps");
+
+static __always_inline struct px_counters *cnt(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&counters, &zero);
+}
+
+/* The pair's entry if it passes the filters, else NULL. */
+static __always_inline struct px_pair *
+pair(struct task_struct *donor, struct task_struct *owner, struct px_counters *c)
+{
+	struct px_pair *p;
+
+	if (!owner || !px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
+		return NULL;
+	p = px_pair_get(&pairs, donor, owner);
+	if (!p)
+		c->lost++;
+	return p;
+}
+
+static __always_inline int
+on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
+{
+	struct px_counters *c = cnt();
+	struct px_pair *p;
+
+	if (!c)
+		return 0;
+	c->picks++;
+	p = pair(donor, owner, c);
+	if (p) {
+		__sync_fetch_and_add(&p->picks, 1);
+		if (depth > 0 && (__u32)depth > p->max_depth)
+			p->max_depth = depth;
+	}
+	return 0;
+}
+
+static __always_inline int
+on_migrate(struct task_struct *donor, struct task_struct *owner)
+{
+	struct px_counters *c = cnt();
+	struct px_pair *p;
+
+	if (!c)
+		return 0;
+	c->migrations++;
+	p = pair(donor, owner, c);
+	if (p)
+		__sync_fetch_and_add(&p->migrations, 1);
+	return 0;
+}
+
+static __always_inline int
+on_switch(struct task_struct *next, struct task_struct *next_donor)
+{
+	bool track = next != next_donor &&
+		     px_pair_match(next_donor, next, targ_tgid, targ_cgid, targ_cglevel);
+
+	px_switch(&pairs, &stretch, &counters, next, next_donor, track);
+	return 0;
+}
+
+PX_TWIN(sched_proxy_pick, pick,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
+		struct mutex *lock, int depth),
+	on_pick(donor, owner, depth))
+
+PX_TWIN(sched_proxy_abort, abort,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
+		struct mutex *lock, int depth, int reason),
+	({ struct px_counters *c = cnt(); if (c) c->aborts++; 0; }))
+
+PX_TWIN(sched_proxy_migrate, migrate,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
+		int src_cpu, int dst_cpu),
+	on_migrate(donor, owner))
+
+PX_TWIN(sched_proxy_return, return,
+	PX_ARGS(struct task_struct *p, int src_cpu, int dst_cpu, int strategy),
+	({ struct px_counters *c = cnt(); if (c) c->returns++; 0; }))
+
+PX_TWIN(sched_proxy_enqueue_sleeping, enqueue_sleeping,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner),
+	({ struct px_counters *c = cnt(); if (c) c->enqueue_sleeping++; 0; }))
+
+PX_TWIN(sched_proxy_activate, activate,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner),
+	({ struct px_counters *c = cnt(); if (c) c->activations++; 0; }))
+
+PX_TWIN(sched_proxy_handoff, handoff,
+	PX_ARGS(struct mutex *lock, struct task_struct *owner,
+		struct task_struct *to, int kind),
+	({ struct px_counters *c = cnt();
+	   if (c) { if (kind == 0) c->handoffs_donor++; else c->handoffs_top++; }
+	   0; }))
+
+PX_TWIN(sched_proxy_switch, switch,
+	PX_ARGS(struct task_struct *prev, struct task_struct *prev_donor,
+		struct task_struct *next, struct task_struct *next_donor),
+	on_switch(next, next_donor))
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BPF-side helpers shared by the proxyexec tools: log2 slots, map
+ * lookup-or-init, task identity and filters, and the donor/owner pair and
+ * proxy-stretch bookkeeping used by pxdonor and proxytop.
+ *
+ * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h and
+ * bpf_tracing.h.  Every task_struct read goes through BPF_CORE_READ so the
+ * same handler bodies serve tp_btf and raw_tp attachments.
+ */
+#ifndef __PXBPF_H
+#define __PXBPF_H
+
+#include "pxtypes.h"
+
+/*
+ * A tp_btf handler and its raw_tp twin with one body; user space keeps
+ * one set (pxbpf_select_attach()).  PX_ARGS() wraps the TP_PROTO list.
+ */
+#define PX_ARGS(...) __VA_ARGS__
+#define PX_TWIN(event, name, proto, call)			\
+SEC("tp_btf/" #event)						\
+int BPF_PROG(name##_btf, proto) { return call; }		\
+SEC("raw_tp/" #event)						\
+int BPF_PROG(name##_raw, proto) { return call; }
+
+static __always_inline __u64 px_log2(__u32 v)
+{
+	__u32 shift, r;
+
+	r = (v > 0xFFFF) << 4; v >>= r;
+	shift = (v > 0xFF) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xF) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline __u64 px_log2l(__u64 v)
+{
+	__u32 hi = v >> 32;
+
+	return hi ? px_log2(hi) + 32 : px_log2(v);
+}
+
+/* log2 slot of @v, clamped to the last slot. */
+static __always_inline __u32 px_slot(__u64 v)
+{
+	__u64 slot = px_log2l(v);
+
+	return slot >= PX_MAX_SLOTS ? PX_MAX_SLOTS - 1 : slot;
+}
+
+static __always_inline void px_hist_add(struct px_hist *h, __u64 v)
+{
+	__u32 slot = px_slot(v);
+
+	if (slot < PX_MAX_SLOTS)	/* for the verifier */
+		__sync_fetch_and_add(&h->slots[slot], 1);
+}
+
+static __always_inline void *
+px_lookup_or_init(void *map, const void *key, const void *init)
+{
+	void *val = bpf_map_lookup_elem(map, key);
+	long err;
+
+	if (val)
+		return val;
+	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: raced with another CPU */)
+		return NULL;
+	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline __u64 px_task_cgid(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
+/*
+ * Is @t in the cgroup v2 @cgid, which sits at @level below the root, or in
+ * one of its descendants?  @cgid 0 matches everything.
+ */
+static __always_inline bool
+px_task_in_cgroup(struct task_struct *t, __u64 cgid, __u32 level)
+{
+	struct cgroup *cgrp, *anc = NULL;
+
+	if (!cgid)
+		return true;
+	cgrp = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	if (!cgrp || BPF_CORE_READ(cgrp, level) < (int)level)
+		return false;
+	if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)cgrp +
+				  bpf_core_field_offset(struct cgroup, ancestors) +
+				  level * sizeof(anc)))
+		return false;
+	return anc && BPF_CORE_READ(anc, kn, id) == cgid;
+}
+
+/* Does @t pass the -p (tgid, 0: any) and -c (cgroup, 0: any) filters? */
+static __always_inline bool
+px_task_match(struct task_struct *t, __u32 tgid, __u64 cgid, __u32 level)
+{
+	if (!t)
+		return false;
+	if (tgid && BPF_CORE_READ(t, tgid) != tgid)
+		return false;
+	return px_task_in_cgroup(t, cgid, level);
+}
+
+/* A donor/owner pair passes the filters if either side does. */
+static __always_inline bool
+px_pair_match(struct task_struct *donor, struct task_struct *owner,
+	      __u32 tgid, __u64 cgid, __u32 level)
+{
+	if (!tgid && !cgid)
+		return true;
+	return px_task_match(donor, tgid, cgid, level) ||
+	       px_task_match(owner, tgid, cgid, level);
+}
+
+/* The pairs map entry for (@donor, @owner), created on first use. */
+static __always_inline struct px_pair *
+px_pair_get(void *pairs, struct task_struct *donor, struct task_struct *owner)
+{
+	struct px_pair_key key = {
+		.donor_pid = BPF_CORE_READ(donor, pid),
+		.owner_pid = BPF_CORE_READ(owner, pid),
+	};
+	struct px_pair *p, init = {};
+
+	p = bpf_map_lookup_elem(pairs, &key);
+	if (p)
+		return p;
+	init.donor_tgid = BPF_CORE_READ(donor, tgid);
+	init.owner_tgid = BPF_CORE_READ(owner, tgid);
+	init.donor_cgid = px_task_cgid(donor);
+	init.owner_cgid = px_task_cgid(owner);
+	BPF_CORE_READ_STR_INTO(&init.donor_comm, donor, comm);
+	BPF_CORE_READ_STR_INTO(&init.owner_comm, owner, comm);
+	return px_lookup_or_init(pairs, &key, &init);
+}
+
+/*
+ * Close the proxy stretch in progress on this CPU, crediting its pair.
+ * Returns the stretch length in ns, 0 if none was open.
+ */
+static __always_inline __u64
+px_stretch_close(void *pairs, struct px_stretch *st, __u64 now)
+{
+	struct px_pair_key key;
+	struct px_pair *p;
+	__u64 delta;
+
+	if (!st->ts)
+		return 0;
+	delta = now - st->ts;
+	st->ts = 0;
+	if (!st->tracked)
+		return delta;
+	key.donor_pid = st->donor_pid;
+	key.owner_pid = st->owner_pid;
+	p = bpf_map_lookup_elem(pairs, &key);
+	if (p) {
+		__sync_fetch_and_add(&p->ns, delta);
+		__sync_fetch_and_add(&p->stretches, 1);
+		if (delta > p->max_ns)
+			p->max_ns = delta;
+	}
+	return delta;
+}
+
+/*
+ * Open a stretch: @next runs on @next_donor's behalf from @now.  @track:
+ * the pair passed the filters; it is credited only if it fits the map.
+ * Returns false when the pair was wanted but did not fit.
+ */
+static __always_inline bool
+px_stretch_open(void *pairs, struct px_stretch *st, __u64 now,
+		struct task_struct *next, struct task_struct *next_donor,
+		bool track)
+{
+	st->ts = now;
+	st->donor_pid = BPF_CORE_READ(next_donor, pid);
+	st->owner_pid = BPF_CORE_READ(next, pid);
+	st->tracked = track && px_pair_get(pairs, next_donor, next);
+	return !track || st->tracked;
+}
+
+/*
+ * sched_proxy_switch bookkeeping shared by pxdonor and proxytop: close the
+ * stretch open on this CPU, credit it, and open the next one if
+ * @next runs on @next_donor's behalf.  @stretch_map is a one-entry
+ * PERCPU_ARRAY of struct px_stretch, @counters_map one of struct
+ * px_counters.  @track: the new pair passes the tool's filters.
+ * Returns the length of the closed stretch if it was tracked, else 0.
+ */
+static __always_inline __u64
+px_switch(void *pairs, void *stretch_map, void *counters_map,
+	  struct task_struct *next, struct task_struct *next_donor, bool track)
+{
+	__u64 now = bpf_ktime_get_ns(), delta;
+	struct px_counters *c;
+	struct px_stretch *st;
+	__u32 zero = 0;
+	bool tracked;
+
+	st = bpf_map_lookup_elem(stretch_map, &zero);
+	c = bpf_map_lookup_elem(counters_map, &zero);
+	if (!st || !c)
+		return 0;
+	c->switches++;
+	tracked = st->tracked;
+	delta = px_stretch_close(pairs, st, now);
+	c->donated_ns += delta;
+	if (next != next_donor &&
+	    !px_stretch_open(pairs, st, now, next, next_donor, track))
+		c->lost++;
+	return tracked ? delta : 0;
+}
+
+#endif /* __PXBPF_H */

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pxchain: blocked_on chain depth at each proxy resolution
+ * (sched_proxy_pick), system-wide or per donor/owner, and why
+ * find_proxy_task() gave up (sched_proxy_abort).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "pxbpf.h"
+#include "pxchain.h"
+
+const volatile __u32 targ_tgid = 0;
+const volatile __u64 targ_cgid = 0;
+const volatile __u32 targ_cglevel = 0;
+const volatile bool targ_per_donor = false;
+const volatile bool targ_per_owner = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PX_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct pxchain_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PX_ABORT_NR + 1);	/* last: unknown reason */
+	__type(key, __u32);
+	__type(value, __u64);
+} aborts SEC(".maps");
+
+static struct pxchain_hist zero;
+
+static __always_inline int
+on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
+{
+	struct task_struct *who = targ_per_owner ? owner : donor;
+	struct pxchain_hist *h;
+	__u32 key = 0, slot;
+
+	if (!px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
+		return 0;
+	if (targ_per_donor || targ_per_owner)
+		key = BPF_CORE_READ(who, pid);
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (!h) {
+		h = px_lookup_or_init(&hists, &key, &zero);
+		if (!h)
+			return 0;
+		if (key) {
+			h->tgid = BPF_CORE_READ(who, tgid);
+			BPF_CORE_READ_STR_INTO(&h->comm, who, comm);
+		}
+	}
+	slot = depth < 0 ? 0 : depth;
+	if (slot > PX_MAX_DEPTH)
+		slot = PX_MAX_DEPTH;
+	__sync_fetch_and_add(&h->slots[slot], 1);
+	return 0;
+}
+
+static __always_inline int
+on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
+{
+	__u32 key = reason < 0 || reason >= PX_ABORT_NR ? PX_ABORT_NR : reason;
+	__u64 *cnt;
+
+	/* @owner is NULL when the chain changed: then only @donor counts. */
+	if (!px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
+		return 0;
+	cnt = bpf_map_lookup_elem(&aborts, &key);
+	if (cnt)
+		__sync_fetch_and_add(cnt, 1);
+	return 0;
+}
+
+PX_TWIN(sched_proxy_pick, pick,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
+		struct mutex *lock, int depth),
+	on_pick(donor, owner, depth))
+
+PX_TWIN(sched_proxy_abort, abort,
+	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
+		struct mutex *lock, int depth, int reason),
+	on_abort(donor, owner, reason))
+
+char LICENSE[] SEC("license") = "GPL";
