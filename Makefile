@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# proxyexec: Proxy Execution on Debian's linux-source-6.12, tested in QEMU.
+#
+# The two commands:
+#   make demo    set everything up, boot the lean guest, run the demo
+#   make check   set everything up, run all tests ("N passed, N failed")
+# Every step is incremental: a second run redoes nothing that is current.
+.NOTPARALLEL:
+SHELL := /bin/sh
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PKGS := linux-source-6.12 bc bison flex libssl-dev libelf-dev dwarves \
+	qemu-system-x86 clang llvm libbpf-dev bpftool rt-tests trace-cmd \
+	busybox-static ccache gnuplot-nox cpio git kmod zstd rsync build-essential
+# Extra options, e.g. make check TESTFLAGS="--kernel lean", make boot RUNFLAGS="--cpus 4"
+TESTFLAGS ?=
+RUNFLAGS ?=
+DEMO_CPUS ?= 4
+
+.PHONY: help deps tree kernel kernel-debug tools image image-lean image-debug \
+	boot demo check test clean distclean
+
+help:
+	@sed -n 's/^#   make /make /p' Makefile
+	@echo "targets: deps tree kernel kernel-debug tools image boot demo check test clean distclean"
+
+# Install only the packages that are missing.
+deps:
+	@missing=$$(for p in $(PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done | tr '\n' ' '); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else echo "deps: all packages installed"; fi
+
+tree: deps
+	kernel/prepare-tree.sh
+
+kernel: tree
+	kernel/build.sh lean
+
+kernel-debug: tree
+	kernel/build.sh debug
+
+tools: deps
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet, skipping"; fi
+
+image-lean: kernel tools
+	guest/mkinitramfs.sh lean
+
+image-debug: kernel-debug tools
+	guest/mkinitramfs.sh debug
+
+image: image-lean image-debug
+
+boot: image-lean
+	guest/run.sh --interactive $(RUNFLAGS)
+
+# The main job.  tests/demo.sh (and later bench/run.sh) supply its content;
+# until then, cyclictest on every vCPU.
+demo: image-lean
+	@if [ -f tests/demo.sh ]; then \
+		guest/run.sh --cpus $(DEMO_CPUS) --timeout 900 --share tests $(RUNFLAGS) -- sh demo.sh; \
+	else \
+		guest/run.sh --cpus $(DEMO_CPUS) --timeout 300 $(RUNFLAGS) -- cyclictest -q -m -D 10 -t -p 80 -i 1000; \
+	fi
+
+check: image-lean image-debug
+	tests/run.sh $(TESTFLAGS)
+
+# Tests only, against whatever kernels and images exist.
+test:
+	tests/run.sh $(TESTFLAGS)
+
+clean:
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
+	rm -rf build/initramfs-* build/runs build/test-results build/tests
+
+# Also the kernel tree and objects (ccache in ~/.cache/proxyexec-ccache stays).
+distclean: clean
+	rm -rf build

@@ -1,0 +1,195 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run one command inside a QEMU guest booted from our kernel + initramfs.
+#
+# Usage: guest/run.sh [options] -- command [args...]
+#        guest/run.sh [options] --interactive
+#   --kernel lean|debug  kernel flavour (default lean)
+#   --cpus N             vCPUs (default 2)
+#   --mem MB             guest memory (default 1024)
+#   --append "ARGS"      extra kernel command line, e.g. "proxy_exec=disable"
+#   --timeout SEC        hard limit for boot + command (default 600)
+#   --kvm                KVM instead of TCG (may hang at "Decompressing
+#                        Linux" here; the timeout still applies)
+#   --share DIR          host folder shared read-write at /px/share, the
+#                        command's cwd (default: the current directory)
+#   --out DIR            results folder (default build/runs/<date-time>/)
+#   --interactive        shell on the serial console (Ctrl-A x quits)
+#   --dryrun             write qemu-cmd and print it, boot nothing
+#
+# The guest also sees this repository read-only at /px/repo and the results
+# folder at /px/out ($PX_REPO, $PX_OUT, $PX_SHARE).  Results in --out:
+# output.log (stdout+stderr, also streamed here), status, console.log,
+# dmesg.log, qemu-cmd (re-runnable), testid.txt, kernel.config, boot-time,
+# result (ok|hung|panic|nostatus).
+#
+# Exit status: the command's own; 124 guest hung (killed at the timeout);
+# 123 guest panicked; 122 guest stopped without reporting a status;
+# 2 usage; 1 setup error.
+#
+# Examples:
+#   guest/run.sh -- uname -a
+#   guest/run.sh --cpus 4 --append proxy_exec=disable -- ./bench.sh
+#   guest/run.sh --kernel debug --interactive
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+	[ $# -gt 0 ] && echo "run: $*" >&2
+	sed -n '/^# Usage:/,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+# checkarg --opt "$value" regex: the value must match the regex.
+checkarg() {
+	[ -n "${2+x}" ] || usage "$1 needs an argument"
+	echo "$2" | grep -qE "$3" || usage "$1: bad argument '$2'"
+}
+die() { echo "run: $*" >&2; exit 1; }
+
+flavour=lean cpus=2 mem=1024 append= timeout=600 accel=tcg share=$(pwd) out= interactive= dryrun=
+while test $# -gt 0; do
+	case $1 in
+	--kernel) checkarg "$1" "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
+	--cpus) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
+	--mem) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
+	--append) checkarg "$1" "${2-}" '^[^#]*$'; append=$2; shift ;;
+	--timeout) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
+	--kvm) accel=kvm ;;
+	--share) checkarg "$1" "${2-}" '.'; share=$2; shift ;;
+	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
+	--interactive) interactive=1 ;;
+	--dryrun) dryrun=1 ;;
+	--help|-h) usage ;;
+	--) shift; break ;;
+	*) usage "unknown option '$1'" ;;
+	esac
+	shift
+done
+[ -n "$interactive" ] || [ $# -gt 0 ] || usage "no command (give -- command, or --interactive)"
+[ -z "$interactive" ] || [ $# -eq 0 ] || usage "--interactive takes no command"
+
+bz=$top/build/obj-$flavour/arch/x86/boot/bzImage
+initrd=$top/build/initramfs-$flavour.cpio.gz
+mk=kernel; [ "$flavour" = lean ] || mk=kernel-debug
+[ -f "$bz" ] || die "no $bz: run make $mk"
+[ -f "$initrd" ] || die "no $initrd: run make image"
+[ "$bz" -ot "$initrd" ] || [ ! -d "$top/build/obj-$flavour/modroot" ] ||
+	[ "$(find "$top/build/obj-$flavour/modroot" -newer "$initrd" -type f | head -1)" = "" ] ||
+	echo "run: warning: modules are newer than $initrd: run make image" >&2
+[ -d "$share" ] || die "--share $share is not a directory"
+share=$(cd "$share" && pwd)
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run make deps"
+[ "$accel" = tcg ] || [ -w /dev/kvm ] || die "--kvm: /dev/kvm is not usable"
+
+if [ -z "$out" ]; then
+	out=$top/build/runs/$(date +%Y%m%d-%H%M%S)
+	[ -e "$out" ] && out=$out.$$
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/status" "$out/result" "$out/boot-time" "$out/console.log" "$out/dmesg.log"
+: > "$out/output.log"
+
+# sh-quote each argument.
+quote() {
+	for a in "$@"; do
+		printf "'%s' " "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
+	done
+}
+cmdline="console=ttyS0 panic=-1"
+if [ -z "$interactive" ]; then
+	echo "$(quote "$@")" > "$out/job.sh"
+	cmdline="$cmdline px.job=/px/out/job.sh"
+fi
+[ -z "$append" ] || cmdline="$cmdline $append"
+{
+	echo "repo: $(git -C "$top" rev-parse HEAD 2>/dev/null || echo none)"
+	git -C "$top" status --porcelain 2>/dev/null | sed 's/^/  /'
+	echo "kernel tree: $(git -C "$top/build/linux" describe --always 2>/dev/null || echo none)"
+	git -C "$top/build/linux" log --oneline pristine..HEAD 2>/dev/null | sed 's/^/  /'
+	echo "kernel: $flavour $(cat "$top/build/obj-$flavour/include/config/kernel.release" 2>/dev/null)"
+	echo "cmdline: $cmdline"
+} > "$out/testid.txt"
+cp "$top/build/obj-$flavour/.config" "$out/kernel.config" 2>/dev/null || true
+
+cpu=max; [ "$accel" = tcg ] || cpu=host
+set -- qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
+	-machine pc,accel="$accel" -cpu "$cpu" -smp "$cpus" -m "$mem" \
+	-kernel "$bz" -initrd "$initrd" -append "$cmdline" \
+	-virtfs "local,path=$out,mount_tag=pxout,security_model=none" \
+	-virtfs "local,path=$share,mount_tag=pxshare,security_model=none" \
+	-virtfs "local,path=$top,mount_tag=pxrepo,security_model=none,readonly=on"
+if [ -n "$interactive" ]; then
+	set -- "$@" -chardev "stdio,id=con,mux=on,signal=off,logfile=$out/console.log" \
+		-serial chardev:con -mon chardev=con,mode=readline
+else
+	set -- "$@" -serial "file:$out/console.log"
+fi
+{
+	echo "#!/bin/sh"
+	echo "# Re-run this guest: sh $out/qemu-cmd"
+	echo "exec $(quote "$@")"
+} > "$out/qemu-cmd"
+chmod +x "$out/qemu-cmd"
+if [ -n "$dryrun" ]; then
+	cat "$out/qemu-cmd"
+	exit 0
+fi
+
+if [ -n "$interactive" ]; then
+	echo "run: interactive $flavour guest, Ctrl-A x quits; log in $out" >&2
+	"$@" || die "qemu failed ($?)"
+	exit 0
+fi
+
+"$@" < /dev/null > "$out/qemu.log" 2>&1 &
+qpid=$!
+tail -n +1 -f --pid="$qpid" "$out/output.log" &
+tpid=$!
+trap 'kill -KILL $qpid $tpid 2>/dev/null || true' INT TERM HUP
+start=$(date +%s%N)
+boot_ms= hung=
+while kill -0 "$qpid" 2>/dev/null; do
+	now=$(date +%s%N)
+	if [ -z "$boot_ms" ] && grep -q '^px-init: reached /init' "$out/console.log" 2>/dev/null; then
+		boot_ms=$(( (now - start) / 1000000 ))
+	fi
+	if [ $(( (now - start) / 1000000000 )) -ge "$timeout" ]; then
+		hung=1
+		kill -KILL "$qpid" 2>/dev/null || true
+		break
+	fi
+	sleep 0.1
+done
+qrc=0
+wait "$qpid" || qrc=$?
+wait "$tpid" || true
+elapsed=$(( ($(date +%s%N) - start) / 1000000000 ))
+
+if [ -n "$boot_ms" ]; then
+	up=$(sed -n 's/^px-init: reached \/init at uptime \([0-9.]*\) s.*/\1/p' "$out/console.log" | head -1)
+	printf '%d.%03d\n' $((boot_ms / 1000)) $((boot_ms % 1000)) > "$out/boot-time"
+	echo "run: $flavour guest reached /init after $(cat "$out/boot-time") s (guest uptime ${up:-?} s)" >&2
+fi
+tail40() { echo "--- last 40 lines of $out/console.log:" >&2; tail -n 40 "$out/console.log" >&2 || true; echo "---" >&2; }
+if [ -n "$hung" ]; then
+	echo hung > "$out/result"
+	echo "run: guest hung after $timeout s, killed" >&2
+	tail40
+	exit 124
+elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then
+	echo panic > "$out/result"
+	echo "run: guest panicked after $elapsed s" >&2
+	tail40
+	exit 123
+elif ! grep -qE '^[0-9]+$' "$out/status" 2>/dev/null; then
+	echo nostatus > "$out/result"
+	echo "run: guest stopped without reporting a status (qemu exit $qrc, see $out/qemu.log)" >&2
+	cat "$out/qemu.log" >&2
+	tail40
+	exit 122
+fi
+rc=$(cat "$out/status")
+echo ok > "$out/result"
+echo "run: command exited with status $rc after $elapsed s; results in $out" >&2
+exit "$rc"

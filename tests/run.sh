@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The test runner: host unit tests, then in-guest tests, one boot per group.
+#
+# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep]
+#   --only REGEX   only unit tests / test scripts whose file name matches
+#   --kernel K     only the boots of kernel K (host unit tests still run)
+#   --keep         keep all old result folders (default: the newest 10)
+#
+# Host: every executable build/tests/unit/* is run.  Guest: every
+# tests/guest/*.sh declares its boots in header lines
+#   # pxtest-boot: lean [kernel args]   (one line per boot)
+#   # pxtest-cpus: N                     (default 2)
+#   # pxtest-timeout: SEC                (per script, default 120)
+# Scripts with the same (kernel, args, cpus) share one boot through
+# guest/run.sh, with tests/ shared as their cwd; lib/guest-driver.sh runs
+# them in name order.  A test prints "ok NAME" or "not ok NAME - reason"
+# and exits non-zero if any failed.  After each boot the console log is
+# scanned for kernel badness: the test "kernel-log-clean".
+#
+# Output: "PASS [boot] NAME" or "FAIL [boot] NAME - reason" per test, then
+# exactly "N passed, N failed"; exit 1 if anything failed.  A hung or
+# panicked boot fails every script in its group and shows the console
+# tail.  Logs: build/test-results/<date-time>/.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+usage() { [ $# -gt 0 ] && echo "tests: $*" >&2; sed -n '4,7s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+only=. kernel= keep=
+while test $# -gt 0; do
+	case $1 in
+	--only) [ $# -ge 2 ] || usage "--only needs a pattern"; only=$2; shift ;;
+	--kernel) echo "${2-}" | grep -qxE 'lean|debug' || usage "--kernel lean|debug"; kernel=$2; shift ;;
+	--keep) keep=1 ;;
+	-h|--help) usage ;;
+	*) usage "unknown option '$1'" ;;
+	esac
+	shift
+done
+
+res=$top/build/test-results/$(date +%Y%m%d-%H%M%S)
+[ -e "$res" ] && res=$res.$$
+mkdir -p "$res"
+: > "$res/summary"
+report() { echo "$*"; echo "$*" >> "$res/summary"; }
+note() { echo "tests: $*" >&2; }
+
+# parse LOG BOOT WHAT STATUS: turn ok/not ok lines into PASS/FAIL.
+parse() {
+	n=0
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) report "PASS [$2] ${l#ok }"; n=$((n + 1)) ;;
+		"not ok "*) report "FAIL [$2] ${l#not ok }"; n=$((n + 1)) ;;
+		esac
+	done < "$1"
+	if [ "$4" = 137 ]; then report "FAIL [$2] $3 - killed at its timeout"
+	elif [ "$4" != 0 ] && ! grep -q '^not ok ' "$1"; then report "FAIL [$2] $3 - exited with status $4"
+	elif [ "$n" -eq 0 ]; then report "FAIL [$2] $3 - printed no ok/not ok line"
+	fi
+}
+
+# Console lines that match the badness regex but are benign.
+sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$top/tests/console-allow.txt" > "$res/allow"
+
+# Test objects the guest tests use (the guest sees them under /px/repo).
+mkdir -p "$top/build/tests/bpf"
+for src in "$top"/tests/bpf/*.bpf.c; do
+	[ -f "$src" ] || continue
+	o=$top/build/tests/bpf/$(basename "$src" .c).o
+	[ "$o" -nt "$src" ] || clang -O2 -g -target bpf -c "$src" -o "$o" ||
+		{ note "cannot build $o"; rm -f "$o"; }
+done
+
+# Host unit tests.
+mkdir -p "$res/host"
+for u in "$top"/build/tests/unit/*; do
+	[ -f "$u" ] && [ -x "$u" ] || continue
+	name=$(basename "$u")
+	echo "$name" | grep -qE -- "$only" || continue
+	rc=0
+	"$u" > "$res/host/$name.log" 2>&1 || rc=$?
+	parse "$res/host/$name.log" host "$name" "$rc"
+done
+
+# Guest plan: kernel|args|cpus|timeout|script, one line per boot of a script.
+for s in "$top"/tests/guest/*.sh; do
+	[ -f "$s" ] || continue
+	name=$(basename "$s")
+	echo "$name" | grep -qE -- "$only" || continue
+	cpus=$(sed -n 's/^# pxtest-cpus: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
+	to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
+	grep -q '^# pxtest-boot: *[a-z]' "$s" || report "FAIL [none] $name - no '# pxtest-boot:' line"
+	sed -n 's/^# pxtest-boot: *//p' "$s" | while read -r k args; do
+		[ -z "$kernel" ] || [ "$k" = "$kernel" ] || continue
+		echo "$k|$args|${cpus:-2}|${to:-120}|$name"
+	done
+done > "$res/plan"
+
+awk -F'|' '!seen[$1 FS $2 FS $3]++ { print $1 "|" $2 "|" $3 }' "$res/plan" > "$res/groups"
+while IFS='|' read -r k args cpus; do
+	label=$k${args:+ $args}
+	[ "$cpus" = 2 ] || label="$label cpus=$cpus"
+	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.,-' '_' | sed 's/_*$//')
+	mkdir -p "$dir"
+	awk -F'|' -v k="$k" -v a="$args" -v c="$cpus" '$1 == k && $2 == a && $3 == c' "$res/plan" > "$dir/plan"
+	set --
+	total=120
+	while IFS='|' read -r _ _ _ to s; do
+		set -- "$@" "$to:guest/$s"
+		total=$((total + to))
+	done < "$dir/plan"
+	note "boot [$label]: $(cut -d'|' -f5 "$dir/plan" | tr '\n' ' ')(timeout ${total}s)"
+	rc=0
+	PX_KERNEL=$k "$top/guest/run.sh" --kernel "$k" --cpus "$cpus" --append "$args" \
+		--timeout "$total" --share "$top/tests" --out "$dir" \
+		-- env PX_KERNEL="$k" PX_BOOT="$label" sh lib/guest-driver.sh "$@" \
+		> "$dir/run.log" 2>&1 < /dev/null || rc=$?
+	result=$(cat "$dir/result" 2>/dev/null || echo none)
+	case $result in
+	hung|panic|nostatus)
+		why="guest $result"
+		[ "$result" = hung ] && why="guest hung after ${total}s"
+		[ "$result" = panic ] && why="guest panicked"
+		for s in "$@"; do report "FAIL [$label] $(basename "${s#*:}") - $why"; done
+		note "console tail of [$label] ($dir/console.log):"
+		tail -n 40 "$dir/console.log" 2>/dev/null | sed 's/^/    /' >&2 || true ;;
+	ok)
+		for s in "$@"; do
+			n=$(basename "${s#*:}" .sh)
+			if [ -f "$dir/$n.rc" ]; then parse "$dir/$n.log" "$label" "$n.sh" "$(cat "$dir/$n.rc")"
+			else report "FAIL [$label] $n.sh - never ran"; fi
+		done ;;
+	*)
+		for s in "$@"; do report "FAIL [$label] $(basename "${s#*:}") - guest did not run: $(tail -1 "$dir/run.log")"; done
+		continue ;;
+	esac
+	# Kernel badness, as rcutorture's console-badness.sh: match, then allow-list.
+	grep -E 'WARNING:|BUG:|Call Trace:|Oops|lockdep|possible recursive locking|circular locking|hung_task|blocked for more than|soft lockup|hard LOCKUP|rcu.*stall|Kernel panic' \
+		"$dir/console.log" 2>/dev/null | grep -vEf "$res/allow" > "$dir/badness" || true
+	if [ -s "$dir/badness" ]; then
+		report "FAIL [$label] kernel-log-clean - $(wc -l < "$dir/badness") bad lines, first: $(head -1 "$dir/badness")"
+		head -20 "$dir/badness" | sed 's/^/    /' >&2
+	else
+		report "PASS [$label] kernel-log-clean"
+	fi
+done < "$res/groups"
+
+if [ -z "$keep" ]; then
+	ls -1d "$top"/build/test-results/*/ | sort | head -n -10 | while read -r d; do rm -rf "$d"; done
+fi
+passed=$(grep -c '^PASS ' "$res/summary" || true)
+failed=$(grep -c '^FAIL ' "$res/summary" || true)
+note "logs in $res"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
