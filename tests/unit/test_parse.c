@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Strict number, duration and CPU-list parsing: accepted and refused input. */
+#include <errno.h>
+#include <limits.h>
+
+#include "pxutil.h"
+#include "unit.h"
+
+static void test_long(void)
+{
+	long v = -7;
+
+	CHECK("parse-long-ok", !px_parse_long("42", 0, 100, &v) && v == 42, "v %ld", v);
+	CHECK("parse-long-neg", !px_parse_long("-5", -10, 10, &v) && v == -5, "v %ld", v);
+	CHECK("parse-long-hex", !px_parse_long("0x10", 0, 100, &v) && v == 16, "v %ld", v);
+	CHECK("parse-long-empty", px_parse_long("", 0, 100, &v) == -EINVAL, "accepted");
+	CHECK("parse-long-null", px_parse_long(NULL, 0, 100, &v) == -EINVAL, "accepted");
+	CHECK("parse-long-junk", px_parse_long("12abc", 0, 100, &v) == -EINVAL, "accepted");
+	CHECK("parse-long-space", px_parse_long(" 12", 0, 100, &v) == -EINVAL, "accepted");
+	CHECK("parse-long-trailing-space", px_parse_long("12 ", 0, 100, &v) == -EINVAL, "accepted");
+	CHECK("parse-long-range-hi", px_parse_long("101", 0, 100, &v) == -ERANGE, "accepted");
+	CHECK("parse-long-range-lo", px_parse_long("-1", 0, 100, &v) == -ERANGE, "accepted");
+	CHECK("parse-long-overflow", px_parse_long("99999999999999999999", LONG_MIN, LONG_MAX, &v) == -ERANGE,
+	      "accepted");
+	CHECK("parse-long-errno", px_parse_long("x", 0, 1, &v) && errno == EINVAL, "errno %d", errno);
+	CHECK("parse-long-untouched", v == 16, "v %ld changed on error", v);
+}
+
+static void test_u64(void)
+{
+	uint64_t v = 0;
+
+	CHECK("parse-u64-max", !px_parse_u64("18446744073709551615", 0, UINT64_MAX, &v) &&
+	      v == UINT64_MAX, "v %" PRIu64, v);
+	CHECK("parse-u64-minus", px_parse_u64("-1", 0, UINT64_MAX, &v) == -EINVAL, "accepted -1");
+	CHECK("parse-u64-plus", px_parse_u64("+1", 0, UINT64_MAX, &v) == -EINVAL, "accepted +1");
+	CHECK("parse-u64-overflow", px_parse_u64("18446744073709551616", 0, UINT64_MAX, &v) == -ERANGE,
+	      "accepted");
+	CHECK("parse-u64-range", px_parse_u64("5", 6, 10, &v) == -ERANGE, "accepted");
+}
+
+static void test_duration(void)
+{
+	uint64_t v = 0;
+
+	CHECK("parse-dur-default", !px_parse_duration_ns("250", 1000, 0, UINT64_MAX, &v) &&
+	      v == 250000, "v %" PRIu64, v);
+	CHECK("parse-dur-ms", !px_parse_duration_ns("3ms", 1000, 0, UINT64_MAX, &v) &&
+	      v == 3000000, "v %" PRIu64, v);
+	CHECK("parse-dur-s", !px_parse_duration_ns("2s", 1000, 0, UINT64_MAX, &v) &&
+	      v == 2000000000, "v %" PRIu64, v);
+	CHECK("parse-dur-ns", !px_parse_duration_ns("7ns", 1000, 0, UINT64_MAX, &v) &&
+	      v == 7, "v %" PRIu64, v);
+	CHECK("parse-dur-bad-unit", px_parse_duration_ns("3h", 1000, 0, UINT64_MAX, &v) == -EINVAL,
+	      "accepted");
+	CHECK("parse-dur-neg", px_parse_duration_ns("-3ms", 1000, 0, UINT64_MAX, &v) == -EINVAL,
+	      "accepted");
+	CHECK("parse-dur-cap", px_parse_duration_ns("11s", 1000, 0, 10000000000ULL, &v) == -ERANGE,
+	      "accepted");
+	CHECK("parse-dur-overflow", px_parse_duration_ns("18446744073709551s", 1000, 0, UINT64_MAX, &v)
+	      == -ERANGE, "accepted");
+}
+
+static void test_cpulist(void)
+{
+	char buf[64];
+	cpu_set_t set;
+
+	CHECK("cpulist-range", !px_parse_cpulist("0-3,6\n", &set) && CPU_COUNT(&set) == 5 &&
+	      CPU_ISSET(6, &set) && !CPU_ISSET(4, &set), "count %d", CPU_COUNT(&set));
+	CHECK_STR("cpulist-format", px_cpulist_str(&set, buf, sizeof(buf)), "0-3,6");
+	CHECK("cpulist-single", !px_parse_cpulist("1", &set) && CPU_COUNT(&set) == 1, "bad");
+	CHECK("cpulist-empty", px_parse_cpulist("", &set) == -EINVAL, "accepted");
+	CHECK("cpulist-backwards", px_parse_cpulist("3-1", &set) == -EINVAL, "accepted");
+	CHECK("cpulist-junk", px_parse_cpulist("1,a", &set) == -EINVAL, "accepted");
+	CHECK("cpulist-trailing-comma", px_parse_cpulist("1,", &set) == -EINVAL, "accepted");
+	CHECK("cpulist-huge", px_parse_cpulist("99999", &set) == -ERANGE, "accepted");
+}
+
+int main(void)
+{
+	test_long();
+	test_u64();
+	test_duration();
+	test_cpulist();
+	return unit_exit();
+}
