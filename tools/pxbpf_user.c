@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pxbpf_user: user-space helpers shared by the libbpf tools; see
+ * pxbpf_user.h.  Generic helpers (errors, parsing, histograms, JSON,
+ * cgroup root) come from libpxutil.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "pxbpf_user.h"
+#include "pxutil.h"
+
+#define PX_CGROUP2_MAGIC	0x63677270
+
+/* ---------------------------------------------------------- common argp */
+
+static const struct argp_option common_options[] = {
+	{ "pid", 'p', "PID", 0, "Only proxy activity involving process PID", 0 },
+	{ "cgroup", 'c', "CGROUP", 0,
+	  "Only tasks in cgroup v2 CGROUP or below (path, absolute or relative to the cgroup2 mount)", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include a timestamp in each output", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines instead of tables", 0 },
+	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static error_t common_parse(int key, char *arg, struct argp_state *state)
+{
+	struct pxbpf_env *env = state->input;
+	int err;
+
+	switch (key) {
+	case 'p':
+		env->pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
+		break;
+	case 'c':
+		env->cgroup = arg;
+		err = pxbpf_cgroup_target(arg, &env->cgid, &env->cglevel);
+		if (err)
+			argp_error(state, "invalid CGROUP: %s: %s", arg, strerror(-err));
+		break;
+	case 'T':
+		env->timestamp = true;
+		break;
+	case 'j':
+		env->json = true;
+		break;
+	case 'v':
+		env->verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (env->nargs == 0)
+			env->interval = px_arg_long(state, "interval", arg, 1, INT_MAX);
+		else if (env->nargs == 1)
+			env->count = px_arg_long(state, "count", arg, 1, INT_MAX);
+		else
+			argp_error(state, "unrecognized positional argument: %s", arg);
+		env->nargs++;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp pxbpf_common_argp = {
+	.options = common_options,
+	.parser = common_parse,
+};
+
+volatile sig_atomic_t pxbpf_exiting;
+
+static void sig_handler(int sig)
+{
+	pxbpf_exiting = 1;
+}
+
+void pxbpf_handle_signals(void)
+{
+	struct sigaction sa = { .sa_handler = sig_handler };
+
+	/* No SA_RESTART: the sleep in the main loop returns at once. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void pxbpf_sleep(long seconds)
+{
+	struct timespec ts = { .tv_sec = seconds };
+
+	if (!pxbpf_exiting)
+		nanosleep(&ts, NULL);
+}
+
+/* ------------------------------------------------------------ preflight */
+
+static bool have_proxy_events(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing/events/sched_proxy",
+		"/sys/kernel/debug/tracing/events/sched_proxy",
+	};
+	struct btf *btf;
+	bool found;
+	size_t i;
+
+	btf = btf__load_vmlinux_btf();
+	if (btf) {
+		found = btf__find_by_name_kind(btf, "btf_trace_sched_proxy_pick",
+					       BTF_KIND_TYPEDEF) > 0;
+		btf__free(btf);
+		if (found)
+			return true;
+	}
+	for (i = 0; i < PX_ARRAY_SIZE(dirs); i++)
+		if (!access(dirs[i], F_OK))
+			return true;
+	return false;
+}
+
+int pxbpf_preflight(bool need_proxy)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		px_warnx("kernel has no BTF (/sys/kernel/btf/vmlinux missing): "
+			 "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y, "
+			 "such as the proxyexec lean kernel");
+		return -ENOENT;
+	}
+	if (need_proxy && !have_proxy_events()) {
+		px_warnx("kernel has no sched_proxy trace events (not a proxy "
+			 "execution kernel): boot the proxyexec kernel built "
+			 "with CONFIG_PROXY_EXEC=y");
+		return -ENOENT;
+	}
+	if (geteuid() != 0) {
+		px_warnx("must run as root (loading BPF needs CAP_BPF and "
+			 "CAP_PERFMON): run it with sudo");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- libbpf */
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+void pxbpf_set_verbose(bool v)
+{
+	verbose = v;
+	libbpf_set_print(libbpf_print);
+}
+
+/* Can BPF_PROG_TYPE_TRACING attach to @tp as tp_btf?  (libbpf-tools) */
+static bool probe_tp_btf(const char *tp)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd, id;
+
+	id = libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
+			   PX_ARRAY_SIZE(insns), &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+bool pxbpf_select_attach(struct bpf_object *obj)
+{
+	bool btf = probe_tp_btf("sched_switch");
+	const char *drop = btf ? "raw_tp/" : "tp_btf/";
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		if (!strncmp(bpf_program__section_name(prog), drop, strlen(drop)))
+			bpf_program__set_autoload(prog, false);
+	}
+	return btf;
+}
+
+/* -------------------------------------------------------------- cgroups */
+
+int pxbpf_cgroup_target(const char *path, __u64 *id, __u32 *level)
+{
+	const char *root = px_cgroup_root();
+	char buf[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
+	struct statfs sfs;
+	const char *rel;
+	uint64_t cgid;
+	size_t rlen;
+	__u32 lvl = 0;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	if (!realpath(root, rroot))
+		return -errno;
+	/* Absolute inside the mount, else relative to it. */
+	if (path[0] == '/' && !strncmp(path, rroot, strlen(rroot)))
+		snprintf(buf, sizeof(buf), "%s", path);
+	else
+		snprintf(buf, sizeof(buf), "%s/%s", rroot, path);
+	if (!realpath(buf, real))
+		return -errno;
+	if (statfs(real, &sfs))
+		return -errno;
+	if (sfs.f_type != PX_CGROUP2_MAGIC)
+		return -ENOTDIR;
+	rlen = strlen(rroot);
+	if (strncmp(real, rroot, rlen) || (real[rlen] && real[rlen] != '/'))
+		return -EXDEV;
+	for (rel = real + rlen; *rel; rel++)
+		if (*rel == '/' && rel[1])
+			lvl++;
+	ret = px_cgroup_id(real, &cgid);
+	if (ret)
+		return ret;
+	*id = cgid;
+	*level = lvl;
+	return 0;
+}
+
+struct cg_ent {
+	__u64 id;
+	char *path;
+};
+
+static struct cg_ent *cg_ents;
+static size_t cg_n, cg_cap;
+static size_t cg_root_len;
+
+static int cg_walk(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct cg_ent *n;
+
+	if (type != FTW_D)
+		return 0;
+	if (cg_n == cg_cap) {
+		cg_cap = cg_cap ? cg_cap * 2 : 64;
+		n = realloc(cg_ents, cg_cap * sizeof(*n));
+		if (!n)
+			return -1;
+		cg_ents = n;
+	}
+	cg_ents[cg_n].id = st->st_ino;
+	cg_ents[cg_n].path = strdup(path[cg_root_len] ? path + cg_root_len : "/");
+	if (!cg_ents[cg_n].path)
+		return -1;
+	cg_n++;
+	return 0;
+}
+
+static void cg_rescan(void)
+{
+	const char *root = px_cgroup_root();
+	size_t i;
+
+	for (i = 0; i < cg_n; i++)
+		free(cg_ents[i].path);
+	cg_n = 0;
+	if (!root)
+		return;
+	cg_root_len = strlen(root);
+	nftw(root, cg_walk, 16, FTW_PHYS | FTW_MOUNT);
+}
+
+const char *pxbpf_cgroup_path(__u64 id)
+{
+	static char unknown[32];
+	static __u64 last_scan;
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < cg_n; i++)
+			if (cg_ents[i].id == id)
+				return cg_ents[i].path;
+		/* New cgroups appear: rescan, at most every 100 ms. */
+		if (pass || px_now_ns() - last_scan < 100000000ULL)
+			break;
+		last_scan = px_now_ns();
+		cg_rescan();
+	}
+	snprintf(unknown, sizeof(unknown), "cgid:%llu", (unsigned long long)id);
+	return unknown;
+}
+
+/* ---------------------------------------------------------------- pairs */
+
+static int key_cmp(const struct px_pair_key *a, const struct px_pair_key *b)
+{
+	if (a->donor_pid != b->donor_pid)
+		return a->donor_pid < b->donor_pid ? -1 : 1;
+	if (a->owner_pid != b->owner_pid)
+		return a->owner_pid < b->owner_pid ? -1 : 1;
+	return 0;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	return key_cmp(&((const struct pxbpf_pair *)a)->key,
+		       &((const struct pxbpf_pair *)b)->key);
+}
+
+const struct pxbpf_pair *pxbpf_pairs_find(const struct pxbpf_pairs *s,
+					  const struct px_pair_key *key)
+{
+	struct pxbpf_pair k = { .key = *key };
+
+	if (!s->n)
+		return NULL;
+	return bsearch(&k, s->v, s->n, sizeof(k), pair_cmp);
+}
+
+void pxbpf_pairs_free(struct pxbpf_pairs *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+static int pairs_push(struct pxbpf_pairs *s, size_t *cap, const struct pxbpf_pair *p)
+{
+	struct pxbpf_pair *n;
+
+	if (s->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		n = realloc(s->v, *cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->v = n;
+	}
+	s->v[s->n++] = *p;
+	return 0;
+}
+
+int pxbpf_pairs_snapshot(struct bpf_map *pairs, struct bpf_map *stretch,
+			 struct pxbpf_pairs *s)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct px_pair_key key, next, *prev = NULL;
+	struct pxbpf_pair p, *hit;
+	struct px_stretch *st;
+	size_t cap = 0;
+	__u32 zero = 0;
+	int i, err;
+
+	pxbpf_pairs_free(s);
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	/* Pairs first: a stretch closing meanwhile is missed, never doubled. */
+	while (!bpf_map__get_next_key(pairs, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(pairs, &key, sizeof(key), &p.val,
+					 sizeof(p.val), 0))
+			continue;	/* deleted meanwhile */
+		p.key = key;
+		err = pairs_push(s, &cap, &p);
+		if (err)
+			return err;
+	}
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), pair_cmp);
+	st = calloc(ncpus, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(stretch, &zero, sizeof(zero), st,
+				   ncpus * sizeof(*st), 0);
+	s->ts = px_now_ns();
+	for (i = 0; !err && i < ncpus; i++) {
+		key.donor_pid = st[i].donor_pid;
+		key.owner_pid = st[i].owner_pid;
+		if (!st[i].ts || !st[i].tracked || st[i].ts > s->ts)
+			continue;
+		hit = (struct pxbpf_pair *)pxbpf_pairs_find(s, &key);
+		if (hit)
+			hit->val.ns += s->ts - st[i].ts;
+	}
+	free(st);
+	return err;
+}
+
+static __u64 sub(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+int pxbpf_pairs_delta(const struct pxbpf_pairs *cur, const struct pxbpf_pairs *prev,
+		      struct pxbpf_pairs *out)
+{
+	const struct pxbpf_pair *was;
+	struct pxbpf_pair d;
+	size_t i, cap = 0;
+	int err;
+
+	pxbpf_pairs_free(out);
+	out->ts = cur->ts;
+	for (i = 0; i < cur->n; i++) {
+		d = cur->v[i];
+		was = pxbpf_pairs_find(prev, &d.key);
+		if (was) {
+			d.val.ns = sub(d.val.ns, was->val.ns);
+			d.val.stretches = sub(d.val.stretches, was->val.stretches);
+			d.val.picks = sub(d.val.picks, was->val.picks);
+			d.val.migrations = sub(d.val.migrations, was->val.migrations);
+		}
+		if (!d.val.ns && !d.val.stretches && !d.val.picks && !d.val.migrations)
+			continue;
+		err = pairs_push(out, &cap, &d);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int pxbpf_counters_read(struct bpf_map *counters, struct px_counters *sum)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct px_counters *c;
+	__u32 zero = 0;
+	int i, err;
+	size_t f;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	c = calloc(ncpus, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(counters, &zero, sizeof(zero), c,
+				   ncpus * sizeof(*c), 0);
+	for (i = 0; !err && i < ncpus; i++)
+		for (f = 0; f < sizeof(*c) / sizeof(__u64); f++)
+			((__u64 *)sum)[f] += ((__u64 *)&c[i])[f];
+	free(c);
+	return err;
+}

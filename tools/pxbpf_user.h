@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pxbpf_user: user-space side shared by the libbpf tools (pxchain,
+ * pxdonor, pxwakelat, proxytop), on top of libpxutil: preflight checks
+ * with one clear error line, libbpf logging, tp_btf/raw_tp selection,
+ * -c CGROUP resolution and cgroup id -> path, and donor/owner pair
+ * snapshots that include the proxy stretches still open.
+ */
+#ifndef __PXBPF_USER_H
+#define __PXBPF_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "pxtypes.h"
+
+#include <signal.h>
+#include <sys/types.h>
+
+struct argp;
+struct bpf_object;
+struct bpf_map;
+
+/*
+ * Options every tool takes (an argp child, pxbpf_common_argp):
+ * -p PID, -c CGROUP, -T, -j, -v, -h and the positional [interval] [count].
+ * Point state->child_inputs[0] at a struct pxbpf_env in ARGP_KEY_INIT.
+ * A tool handling ARGP_KEY_ARG itself keeps the positionals for itself.
+ */
+struct pxbpf_env {
+	pid_t pid;		/* -p: tgid, 0 = all */
+	const char *cgroup;	/* -c: as given */
+	__u64 cgid;		/* resolved -c, 0 = all */
+	__u32 cglevel;
+	bool timestamp;		/* -T */
+	bool json;		/* -j */
+	bool verbose;		/* -v */
+	long interval;		/* seconds; PXBPF_FOREVER: until Ctrl-C */
+	long count;		/* outputs; PXBPF_FOREVER: unlimited */
+	int nargs;
+};
+
+#define PXBPF_FOREVER		99999999L
+#define PXBPF_ENV_INIT		{ .interval = PXBPF_FOREVER, .count = PXBPF_FOREVER }
+
+extern const struct argp pxbpf_common_argp;
+
+/* Set by SIGINT/SIGTERM once pxbpf_handle_signals() ran. */
+extern volatile sig_atomic_t pxbpf_exiting;
+void pxbpf_handle_signals(void);
+
+/* Sleep @seconds unless a signal comes first. */
+void pxbpf_sleep(long seconds);
+
+/*
+ * Check, in this order, that the kernel has BTF, carries the sched_proxy
+ * events (if @need_proxy) and that we are root.  On failure print one line
+ * saying which and what to do, and return a negative errno.
+ */
+int pxbpf_preflight(bool need_proxy);
+
+/* libbpf messages: debug ones only with @verbose (-v). */
+void pxbpf_set_verbose(bool verbose);
+
+/*
+ * Keep either the tp_btf or the raw_tp twin of every handler (PX_TWIN in
+ * bpf/pxbpf.h) before load: tp_btf when the kernel supports BPF tracing
+ * programs, else raw_tp.  Returns true for tp_btf.
+ */
+bool pxbpf_select_attach(struct bpf_object *obj);
+
+/*
+ * -c CGROUP: @path is a cgroup v2 directory, absolute or relative to the
+ * cgroup2 mount.  Fills its id and depth below the root (0 for the root).
+ */
+int pxbpf_cgroup_target(const char *path, __u64 *id, __u32 *level);
+
+/* Path of cgroup @id relative to the cgroup2 mount ("/" for the root),
+ * or "cgid:N" when it cannot be found.  Static buffer per call site. */
+const char *pxbpf_cgroup_path(__u64 id);
+
+/* One entry of the pairs map with open stretches included. */
+struct pxbpf_pair {
+	struct px_pair_key key;
+	struct px_pair val;
+};
+
+struct pxbpf_pairs {
+	struct pxbpf_pair *v;	/* sorted by key */
+	size_t n;
+	__u64 ts;		/* px_now_ns() when taken */
+};
+
+/*
+ * Snapshot the cumulative @pairs map (HASH px_pair_key -> px_pair) and add
+ * to each pair the time of the proxy stretch open on any CPU in @stretch
+ * (PERCPU_ARRAY of struct px_stretch).  @s is reset first.
+ */
+int pxbpf_pairs_snapshot(struct bpf_map *pairs, struct bpf_map *stretch,
+			 struct pxbpf_pairs *s);
+/* Entry for @key in @s or NULL. */
+const struct pxbpf_pair *pxbpf_pairs_find(const struct pxbpf_pairs *s,
+					  const struct px_pair_key *key);
+/*
+ * @out = @cur - @prev per pair (counters; max fields and identities taken
+ * from @cur), dropping pairs with nothing new.  Negative differences (a
+ * stretch closed while the snapshot was read) clamp to 0.
+ */
+int pxbpf_pairs_delta(const struct pxbpf_pairs *cur, const struct pxbpf_pairs *prev,
+		      struct pxbpf_pairs *out);
+void pxbpf_pairs_free(struct pxbpf_pairs *s);
+
+/* Sum a PERCPU_ARRAY of struct px_counters over all CPUs. */
+int pxbpf_counters_read(struct bpf_map *counters, struct px_counters *sum);
+
+#endif /* __PXBPF_USER_H */

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pxchain: histogram of the blocked_on chain depth at each proxy
+ * resolution (sched_proxy_pick), system-wide or per donor / per owner,
+ * and the reasons find_proxy_task() gave up (sched_proxy_abort).
+ *
+ * Usage: pxchain [-h] [-D|-O] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pxchain.h"
+#include "pxchain.skel.h"
+#include "pxbpf_user.h"
+#include "pxutil.h"
+
+static struct env {
+	struct pxbpf_env c;
+	bool per_donor;
+	bool per_owner;
+} env = { .c = PXBPF_ENV_INIT };
+
+static const char *const abort_names[PX_ABORT_NR + 1] = {
+	[PX_ABORT_OWNER_CPU]		= "owner_cpu",
+	[PX_ABORT_OWNER_SLEEPING]	= "owner_sleeping",
+	[PX_ABORT_OWNER_MIGRATING]	= "owner_migrating",
+	[PX_ABORT_OWNER_DELAYED]	= "owner_delayed",
+	[PX_ABORT_OWNER_EXT]		= "owner_ext",
+	[PX_ABORT_CHAIN_CHANGED]	= "chain_changed",
+	[PX_ABORT_DEACTIVATED]		= "deactivated",
+	[PX_ABORT_NR]			= "unknown",
+};
+
+const char *argp_program_version = "pxchain 0.1";
+static const char doc[] =
+"Summarize the blocked_on chain depth at each proxy resolution.\n"
+"\n"
+"USAGE: pxchain [-h] [-D|-O] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
+"\n"
+"Depth is the number of mutexes walked from the picked donor to the owner\n"
+"that ran (1: the donor waits directly on the owner's mutex).\n"
+"\n"
+"EXAMPLES:\n"
+"    pxchain             # system-wide depth histogram until Ctrl-C\n"
+"    pxchain 1 10        # print 1 second summaries, 10 times\n"
+"    pxchain -D          # one histogram per donor\n"
+"    pxchain -O -T 5     # per owner, every 5 s, with timestamps\n"
+"    pxchain -p 185      # only chains where process 185 donates or owns\n"
+"    pxchain -c /lab     # only chains touching cgroup /lab or below\n"
+"    pxchain -j 1 3      # JSON lines\n";
+
+static const struct argp_option opts[] = {
+	{ "donor", 'D', NULL, 0, "Print a histogram per donor", 0 },
+	{ "owner", 'O', NULL, 0, "Print a histogram per owner", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.c;
+		break;
+	case 'D':
+		env.per_donor = true;
+		break;
+	case 'O':
+		env.per_owner = true;
+		break;
+	case ARGP_KEY_END:
+		if (env.per_donor && env.per_owner)
+			argp_error(state, "-D and -O are mutually exclusive");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+struct row {
+	__u32 pid;
+	struct pxchain_hist h;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void print_depth_hist(const struct pxchain_hist *h)
+{
+	__u64 max = 0, total = 0;
+	int i, last = -1, stars;
+
+	for (i = 0; i <= PX_MAX_DEPTH; i++) {
+		if (h->slots[i] > max)
+			max = h->slots[i];
+		if (h->slots[i])
+			last = i;
+		total += h->slots[i];
+	}
+	printf("%10s : %-10s distribution\n", "depth", "count");
+	for (i = 1; i <= last || (i == 1 && last < 1); i++) {
+		char label[16];
+
+		if (i == PX_MAX_DEPTH)
+			snprintf(label, sizeof(label), ">=%d", i);
+		else
+			snprintf(label, sizeof(label), "%d", i);
+		stars = max ? (int)(h->slots[i] * 40 / max) : 0;
+		printf("%10s : %-10llu |%-40.*s|\n", label,
+		       (unsigned long long)h->slots[i], stars,
+		       "****************************************");
+	}
+	if (h->slots[0])
+		printf("%10s : %-10llu (depth 0: invalid)\n", "0",
+		       (unsigned long long)h->slots[0]);
+	printf("%10s : %llu\n", "total", (unsigned long long)total);
+}
+
+/* Read every histogram (sorted by pid) and clear the map. */
+static int read_hists(struct pxchain_bpf *obj, struct row **rows, size_t *n)
+{
+	struct bpf_map *map = obj->maps.hists;
+	__u32 key, next, *prev = NULL;
+	size_t cap = 0;
+	struct row *r;
+
+	*n = 0;
+	*rows = NULL;
+	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			r = realloc(*rows, cap * sizeof(*r));
+			if (!r)
+				return -ENOMEM;
+			*rows = r;
+		}
+		r = &(*rows)[*n];
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &r->h,
+					 sizeof(r->h), 0))
+			continue;
+		r->pid = key;
+		(*n)++;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		key = (*rows)[i].pid;
+		bpf_map__delete_elem(map, &key, sizeof(key), 0);
+	}
+	if (*n)
+		qsort(*rows, *n, sizeof(**rows), row_cmp);
+	return 0;
+}
+
+static int read_aborts(struct pxchain_bpf *obj, __u64 *counts)
+{
+	__u64 zero = 0;
+	__u32 i;
+	int err;
+
+	for (i = 0; i <= PX_ABORT_NR; i++) {
+		err = bpf_map__lookup_elem(obj->maps.aborts, &i, sizeof(i),
+					   &counts[i], sizeof(counts[i]), 0);
+		if (err)
+			return err;
+		bpf_map__update_elem(obj->maps.aborts, &i, sizeof(i), &zero,
+				     sizeof(zero), 0);
+	}
+	return 0;
+}
+
+static void print_json(const struct row *rows, size_t n, const __u64 *aborts)
+{
+	const char *by = env.per_donor ? "donor" : env.per_owner ? "owner" : "all";
+	struct px_json j;
+	size_t i;
+	int d;
+
+	px_json_init(&j, stdout, PX_JSON_LINES);
+	px_json_object_begin(&j, NULL);
+	px_json_i64(&j, "time", time(NULL));
+	px_json_string(&j, "by", by);
+	px_json_array_begin(&j, "hists");
+	for (i = 0; i < n; i++) {
+		px_json_object_begin(&j, NULL);
+		if (rows[i].pid) {
+			px_json_u64(&j, "pid", rows[i].pid);
+			px_json_u64(&j, "tgid", rows[i].h.tgid);
+			px_json_string(&j, "comm", rows[i].h.comm);
+		}
+		px_json_array_begin(&j, "depth");	/* [depth, count] pairs */
+		for (d = 0; d <= PX_MAX_DEPTH; d++) {
+			if (!rows[i].h.slots[d])
+				continue;
+			px_json_array_begin(&j, NULL);
+			px_json_u64(&j, NULL, d);
+			px_json_u64(&j, NULL, rows[i].h.slots[d]);
+			px_json_array_end(&j);
+		}
+		px_json_array_end(&j);
+		px_json_object_end(&j);
+	}
+	px_json_array_end(&j);
+	px_json_object_begin(&j, "aborts");
+	for (d = 0; d <= PX_ABORT_NR; d++)
+		px_json_u64(&j, abort_names[d], aborts[d]);
+	px_json_object_end(&j);
+	px_json_object_end(&j);
+	px_json_finish(&j);
+}
+
+static void print_text(const struct row *rows, size_t n, const __u64 *aborts)
+{
+	__u64 total = 0;
+	size_t i;
+	int d;
+
+	if (env.c.timestamp)
+		px_print_time(stdout);
+	printf("\n");
+	if (!n) {
+		static const struct pxchain_hist none;
+
+		if (env.per_donor || env.per_owner)
+			printf("no proxy picks\n");
+		else
+			print_depth_hist(&none);
+	}
+	for (i = 0; i < n; i++) {
+		if (rows[i].pid)
+			printf("%s = %u [%s] tgid %u\n", env.per_donor ? "donor" : "owner",
+			       rows[i].pid, rows[i].h.comm, rows[i].h.tgid);
+		print_depth_hist(&rows[i].h);
+		if (i + 1 < n)
+			printf("\n");
+	}
+	for (d = 0; d <= PX_ABORT_NR; d++)
+		total += aborts[d];
+	printf("aborts: %llu", (unsigned long long)total);
+	for (d = 0; d <= PX_ABORT_NR; d++)
+		if (aborts[d])
+			printf(" %s=%llu", abort_names[d], (unsigned long long)aborts[d]);
+	printf("\n");
+}
+
+static int print_interval(struct pxchain_bpf *obj)
+{
+	__u64 aborts[PX_ABORT_NR + 1] = {};
+	struct row *rows;
+	size_t n;
+	int err;
+
+	err = read_hists(obj, &rows, &n);
+	if (!err)
+		err = read_aborts(obj, aborts);
+	if (err) {
+		free(rows);
+		px_warnx("failed to read maps: %s", strerror(-err));
+		return err;
+	}
+	if (env.c.json)
+		print_json(rows, n, aborts);
+	else
+		print_text(rows, n, aborts);
+	fflush(stdout);
+	free(rows);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp_child children[] = {
+		{ &pxbpf_common_argp, 0, NULL, 0 },
+		{},
+	};
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = doc,
+		.children = children,
+	};
+	struct pxchain_bpf *obj = NULL;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return 1;
+	err = pxbpf_preflight(true);
+	if (err)
+		return 1;
+	pxbpf_set_verbose(env.c.verbose);
+
+	obj = pxchain_bpf__open();
+	if (!obj) {
+		px_warnx("failed to open BPF object");
+		return 1;
+	}
+	obj->rodata->targ_tgid = env.c.pid;
+	obj->rodata->targ_cgid = env.c.cgid;
+	obj->rodata->targ_cglevel = env.c.cglevel;
+	obj->rodata->targ_per_donor = env.per_donor;
+	obj->rodata->targ_per_owner = env.per_owner;
+	pxbpf_select_attach(obj->obj);
+
+	err = pxchain_bpf__load(obj);
+	if (err) {
+		px_warnx("failed to load BPF object: %s (-v for details)", strerror(-err));
+		goto cleanup;
+	}
+	err = pxchain_bpf__attach(obj);
+	if (err) {
+		px_warnx("failed to attach BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	pxbpf_handle_signals();
+	if (!env.c.json)
+		printf("Tracing proxy chain depth... Hit Ctrl-C to end.\n");
+	fflush(stdout);
+
+	while (1) {
+		pxbpf_sleep(env.c.interval);
+		err = print_interval(obj);
+		if (err || pxbpf_exiting || --env.c.count == 0)
+			break;
+	}
+
+cleanup:
+	pxchain_bpf__destroy(obj);
+	return err != 0;
+}
