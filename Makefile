@@ -16,12 +16,12 @@ TESTFLAGS ?=
 RUNFLAGS ?=
 DEMO_CPUS ?= 4
 
-.PHONY: help deps tree kernel kernel-debug tools image image-lean image-debug \
+.PHONY: help deps tree kernel kernel-debug tools unit image image-lean image-debug \
 	boot demo check test clean distclean
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
-	@echo "targets: deps tree kernel kernel-debug tools image boot demo check test clean distclean"
+	@echo "targets: deps tree kernel kernel-debug tools unit image boot demo check test clean distclean"
 
 # Install only the packages that are missing.
 deps:
@@ -46,6 +46,10 @@ kernel-debug: tree
 tools: deps
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet, skipping"; fi
 
+# Host unit tests (tools/Makefile builds them into build/tests/unit/).
+unit: deps
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools unit; else echo "unit: no tools/Makefile yet, skipping"; fi
+
 image-lean: kernel tools
 	guest/mkinitramfs.sh lean
 
@@ -66,7 +70,7 @@ demo: image-lean
 		guest/run.sh --cpus $(DEMO_CPUS) --timeout 300 $(RUNFLAGS) -- cyclictest -q -m -D 10 -t -p 80 -i 1000; \
 	fi
 
-check: image-lean image-debug
+check: image-lean image-debug unit
 	tests/run.sh $(TESTFLAGS)
 
 # Tests only, against whatever kernels and images exist.
