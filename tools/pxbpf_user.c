@@ -210,6 +210,23 @@ bool pxbpf_select_attach(struct bpf_object *obj)
 	return btf;
 }
 
+int pxbpf_load_attach(struct bpf_object_skeleton *skel)
+{
+	int err;
+
+	pxbpf_select_attach(*skel->obj);
+	err = bpf_object__load_skeleton(skel);
+	if (err) {
+		px_warnx("failed to load BPF programs: %s (-v for details)",
+			 strerror(-err));
+		return err;
+	}
+	err = bpf_object__attach_skeleton(skel);
+	if (err)
+		px_warnx("failed to attach BPF programs: %s", strerror(-err));
+	return err;
+}
+
 /* -------------------------------------------------------------- cgroups */
 
 int pxbpf_cgroup_target(const char *path, __u64 *id, __u32 *level)
@@ -400,10 +417,14 @@ int pxbpf_pairs_snapshot(struct bpf_map *pairs, struct bpf_map *stretch,
 	err = bpf_map__lookup_elem(stretch, &zero, sizeof(zero), st,
 				   ncpus * sizeof(*st), 0);
 	s->ts = px_now_ns();
+	s->open_ns = 0;
 	for (i = 0; !err && i < ncpus; i++) {
 		key.donor_pid = st[i].donor_pid;
 		key.owner_pid = st[i].owner_pid;
-		if (!st[i].ts || !st[i].tracked || st[i].ts > s->ts)
+		if (!st[i].ts || st[i].ts > s->ts)
+			continue;
+		s->open_ns += s->ts - st[i].ts;
+		if (!st[i].tracked)
 			continue;
 		hit = (struct pxbpf_pair *)pxbpf_pairs_find(s, &key);
 		if (hit)

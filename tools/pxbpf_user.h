@@ -20,6 +20,7 @@
 
 struct argp;
 struct bpf_object;
+struct bpf_object_skeleton;
 struct bpf_map;
 
 /*
@@ -71,6 +72,12 @@ void pxbpf_set_verbose(bool verbose);
 bool pxbpf_select_attach(struct bpf_object *obj);
 
 /*
+ * pxbpf_select_attach(), then load and attach a skeleton's programs; one
+ * error line on failure.  0 or a negative errno.
+ */
+int pxbpf_load_attach(struct bpf_object_skeleton *skel);
+
+/*
  * -c CGROUP: @path is a cgroup v2 directory, absolute or relative to the
  * cgroup2 mount.  Fills its id and depth below the root (0 for the root).
  */
@@ -90,6 +97,7 @@ struct pxbpf_pairs {
 	struct pxbpf_pair *v;	/* sorted by key */
 	size_t n;
 	__u64 ts;		/* px_now_ns() when taken */
+	__u64 open_ns;		/* stretches open on all CPUs, tracked or not */
 };
 
 /*

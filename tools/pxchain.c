@@ -311,18 +311,9 @@ int main(int argc, char **argv)
 	obj->rodata->targ_cglevel = env.c.cglevel;
 	obj->rodata->targ_per_donor = env.per_donor;
 	obj->rodata->targ_per_owner = env.per_owner;
-	pxbpf_select_attach(obj->obj);
-
-	err = pxchain_bpf__load(obj);
-	if (err) {
-		px_warnx("failed to load BPF object: %s (-v for details)", strerror(-err));
+	err = pxbpf_load_attach(obj->skeleton);
+	if (err)
 		goto cleanup;
-	}
-	err = pxchain_bpf__attach(obj);
-	if (err) {
-		px_warnx("failed to attach BPF programs: %s", strerror(-err));
-		goto cleanup;
-	}
 	pxbpf_handle_signals();
 	if (!env.c.json)
 		printf("Tracing proxy chain depth... Hit Ctrl-C to end.\n");

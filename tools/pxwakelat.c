@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pxwakelat: wakeup -> on-CPU latency, split by whether the woken task was
+ * a blocked mutex waiter (and whether it donated its scheduling context
+ * while blocked), and the lock-wait latency of blocked mutex waiters
+ * (lock:contention_begin -> contention_end).
+ *
+ * Usage: pxwakelat [-h] [-m] [-w] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pxwakelat.h"
+#include "pxwakelat.skel.h"
+#include "pxbpf_user.h"
+#include "pxutil.h"
+
+static struct env {
+	struct pxbpf_env c;
+	bool ms;
+	bool waiters_only;
+} env = { .c = PXBPF_ENV_INIT };
+
+static const char *const class_key[PXWL_NCLASS] = {
+	[PXWL_OTHER]	= "other",
+	[PXWL_WAITER]	= "waiter",
+	[PXWL_DONOR]	= "donor",
+};
+
+static const char *const class_title[PXWL_NCLASS] = {
+	[PXWL_OTHER]	= "not a mutex waiter",
+	[PXWL_WAITER]	= "blocked mutex waiter, never picked as donor",
+	[PXWL_DONOR]	= "blocked mutex waiter that donated (proxy)",
+};
+
+const char *argp_program_version = "pxwakelat 0.1";
+static const char doc[] =
+"Wakeup latency of mutex waiters and donors vs other tasks, and mutex wait time.\n"
+"\n"
+"USAGE: pxwakelat [-h] [-m] [-w] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
+"\n"
+"Wakeup latency: sched_wakeup -> the task runs (sched_switch to it).\n"
+"Classes: not waiting on a mutex; blocked in mutex_lock(); blocked and\n"
+"picked as a proxy donor meanwhile.  Mutex wait: contention_begin ->\n"
+"contention_end of waiters that blocked (spinners counted apart).\n"
+"\n"
+"EXAMPLES:\n"
+"    pxwakelat           # histograms until Ctrl-C\n"
+"    pxwakelat 1 10      # 1 second summaries, 10 times\n"
+"    pxwakelat -m -w     # milliseconds, mutex waiters only\n"
+"    pxwakelat -p 185    # only tasks of process 185\n"
+"    pxwakelat -c /lab   # only tasks in cgroup /lab or below\n"
+"    pxwakelat -j 1 5    # JSON lines\n";
+
+static const struct argp_option opts[] = {
+	{ "milliseconds", 'm', NULL, 0, "Millisecond histograms", 0 },
+	{ "waiters", 'w', NULL, 0, "Skip the wakeups of tasks not waiting on a mutex", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.c;
+		break;
+	case 'm':
+		env.ms = true;
+		break;
+	case 'w':
+		env.waiters_only = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Read and clear the histograms and the stats. */
+static int read_clear(struct pxwakelat_bpf *obj, struct px_hist *hists,
+		      struct pxwl_stats *stats)
+{
+	static const struct px_hist zh;
+	static const struct pxwl_stats zs;
+	__u32 i;
+	int err;
+
+	for (i = 0; i < PXWL_NHIST; i++) {
+		err = bpf_map__lookup_elem(obj->maps.hists, &i, sizeof(i), &hists[i],
+					   sizeof(hists[i]), 0);
+		if (err)
+			return err;
+		bpf_map__update_elem(obj->maps.hists, &i, sizeof(i), &zh, sizeof(zh), 0);
+	}
+	i = 0;
+	err = bpf_map__lookup_elem(obj->maps.stats, &i, sizeof(i), stats,
+				   sizeof(*stats), 0);
+	if (err)
+		return err;
+	return bpf_map__update_elem(obj->maps.stats, &i, sizeof(i), &zs, sizeof(zs), 0);
+}
+
+static double avg_us(__u64 ns, __u64 n)
+{
+	return n ? ns / 1e3 / n : 0;
+}
+
+static void print_json(const struct px_hist *hists, const struct pxwl_stats *s,
+		       const char *unit)
+{
+	struct px_json j;
+	int c;
+
+	px_json_init(&j, stdout, PX_JSON_LINES);
+	px_json_object_begin(&j, NULL);
+	px_json_i64(&j, "time", time(NULL));
+	px_json_string(&j, "unit", unit);
+	px_json_object_begin(&j, "wakeup");
+	for (c = 0; c < PXWL_NCLASS; c++) {
+		if (env.waiters_only && c == PXWL_OTHER)
+			continue;
+		px_json_object_begin(&j, class_key[c]);
+		px_json_u64(&j, "count", s->wakeups[c]);
+		px_json_double(&j, "avg_us", avg_us(s->wake_ns[c], s->wakeups[c]));
+		px_json_log2_hist(&j, "hist", hists[c].slots, PX_MAX_SLOTS);
+		px_json_object_end(&j);
+	}
+	px_json_object_end(&j);
+	px_json_object_begin(&j, "mutex_wait");
+	px_json_u64(&j, "acquired", s->acquired);
+	px_json_u64(&j, "acquired_donated", s->acquired_donated);
+	px_json_double(&j, "avg_us", avg_us(s->wait_ns, s->acquired));
+	px_json_u64(&j, "spun", s->spun);
+	px_json_u64(&j, "failed", s->failed);
+	px_json_log2_hist(&j, "hist", hists[PXWL_HIST_LOCKWAIT].slots, PX_MAX_SLOTS);
+	px_json_object_end(&j);
+	px_json_object_end(&j);
+	px_json_finish(&j);
+}
+
+static void print_text(const struct px_hist *hists, const struct pxwl_stats *s,
+		       const char *unit)
+{
+	int c;
+
+	printf("\n");
+	if (env.c.timestamp)
+		px_print_time(stdout);
+	for (c = 0; c < PXWL_NCLASS; c++) {
+		if (env.waiters_only && c == PXWL_OTHER)
+			continue;
+		printf("wakeup latency, %s: %llu wakeups, avg %.1f us\n", class_title[c],
+		       (unsigned long long)s->wakeups[c],
+		       avg_us(s->wake_ns[c], s->wakeups[c]));
+		if (s->wakeups[c])
+			px_print_log2_hist(stdout, hists[c].slots, PX_MAX_SLOTS, unit);
+	}
+	printf("mutex wait, blocked waiters: %llu acquired (%llu donated while waiting), "
+	       "avg %.1f us; %llu spun; %llu failed\n",
+	       (unsigned long long)s->acquired, (unsigned long long)s->acquired_donated,
+	       avg_us(s->wait_ns, s->acquired), (unsigned long long)s->spun,
+	       (unsigned long long)s->failed);
+	if (s->acquired)
+		px_print_log2_hist(stdout, hists[PXWL_HIST_LOCKWAIT].slots,
+				   PX_MAX_SLOTS, unit);
+}
+
+static int print_interval(struct pxwakelat_bpf *obj)
+{
+	const char *unit = env.ms ? "msecs" : "usecs";
+	struct px_hist hists[PXWL_NHIST];
+	struct pxwl_stats stats;
+	int err;
+
+	err = read_clear(obj, hists, &stats);
+	if (err) {
+		px_warnx("failed to read maps: %s", strerror(-err));
+		return err;
+	}
+	if (env.c.json)
+		print_json(hists, &stats, unit);
+	else
+		print_text(hists, &stats, unit);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp_child children[] = {
+		{ &pxbpf_common_argp, 0, NULL, 0 },
+		{},
+	};
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = doc,
+		.children = children,
+	};
+	struct pxwakelat_bpf *obj = NULL;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return 1;
+	err = pxbpf_preflight(true);
+	if (err)
+		return 1;
+	pxbpf_set_verbose(env.c.verbose);
+
+	obj = pxwakelat_bpf__open();
+	if (!obj) {
+		px_warnx("failed to open BPF object");
+		return 1;
+	}
+	obj->rodata->targ_tgid = env.c.pid;
+	obj->rodata->targ_cgid = env.c.cgid;
+	obj->rodata->targ_cglevel = env.c.cglevel;
+	obj->rodata->targ_ms = env.ms;
+	err = pxbpf_load_attach(obj->skeleton);
+	if (err)
+		goto cleanup;
+	pxbpf_handle_signals();
+	if (!env.c.json)
+		printf("Tracing wakeup and mutex wait latency... Hit Ctrl-C to end.\n");
+	fflush(stdout);
+
+	while (1) {
+		pxbpf_sleep(env.c.interval);
+		err = print_interval(obj);
+		if (err || pxbpf_exiting || --env.c.count == 0)
+			break;
+	}
+
+cleanup:
+	pxwakelat_bpf__destroy(obj);
+	return err != 0;
+}
