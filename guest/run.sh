@@ -147,7 +147,7 @@ fi
 qpid=$!
 tail -n +1 -f --pid="$qpid" "$out/output.log" &
 tpid=$!
-trap 'kill -KILL $qpid $tpid 2>/dev/null || true' INT TERM HUP
+trap 'kill -KILL $qpid $tpid 2>/dev/null; echo "run: interrupted" >&2; exit 130' INT TERM HUP
 start=$(date +%s%N)
 boot_ms= hung=
 while kill -0 "$qpid" 2>/dev/null; do
