@@ -67,7 +67,7 @@ demo: image-lean
 	@if [ -f tests/demo.sh ]; then \
 		guest/run.sh --cpus $(DEMO_CPUS) --timeout 900 --share tests $(RUNFLAGS) -- sh demo.sh; \
 	else \
-		guest/run.sh --cpus $(DEMO_CPUS) --timeout 300 $(RUNFLAGS) -- cyclictest -q -m -D 10 -t -p 80 -i 1000; \
+		guest/run.sh --cpus $(DEMO_CPUS) --timeout 300 $(RUNFLAGS) -- cyclictest -q -m -D 10 -t -d 0 -p 80 -i 1000; \
 	fi
 
 check: image-lean image-debug unit
