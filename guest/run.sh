@@ -46,7 +46,7 @@ checkarg() {
 }
 die() { echo "run: $*" >&2; exit 1; }
 
-flavour=lean cpus=2 mem=1024 append= timeout=600 accel=tcg share=$(pwd) out= interactive= dryrun=
+flavour=lean cpus=2 mem=1024 append='' timeout=600 accel=tcg share=$(pwd) out='' interactive='' dryrun=''
 while test $# -gt 0; do
 	case $1 in
 	--kernel) checkarg "$1" "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
@@ -73,8 +73,7 @@ initrd=$top/build/initramfs-$flavour.cpio.gz
 mk=kernel; [ "$flavour" = lean ] || mk=kernel-debug
 [ -f "$bz" ] || die "no $bz: run make $mk"
 [ -f "$initrd" ] || die "no $initrd: run make image"
-[ "$bz" -ot "$initrd" ] || [ ! -d "$top/build/obj-$flavour/modroot" ] ||
-	[ "$(find "$top/build/obj-$flavour/modroot" -newer "$initrd" -type f | head -1)" = "" ] ||
+[ -z "$(find "$top/build/obj-$flavour/modroot" -newer "$initrd" -name '*.ko' 2>/dev/null | head -1)" ] ||
 	echo "run: warning: modules are newer than $initrd: run make image" >&2
 [ -d "$share" ] || die "--share $share is not a directory"
 share=$(cd "$share" && pwd)
@@ -98,7 +97,8 @@ quote() {
 }
 cmdline="console=ttyS0 panic=-1"
 if [ -z "$interactive" ]; then
-	echo "$(quote "$@")" > "$out/job.sh"
+	quote "$@" > "$out/job.sh"
+	echo >> "$out/job.sh"
 	cmdline="$cmdline px.job=/px/out/job.sh"
 fi
 [ -z "$append" ] || cmdline="$cmdline $append"
@@ -149,7 +149,7 @@ tail -n +1 -f --pid="$qpid" "$out/output.log" &
 tpid=$!
 trap 'kill -KILL $qpid $tpid 2>/dev/null; echo "run: interrupted" >&2; exit 130' INT TERM HUP
 start=$(date +%s%N)
-boot_ms= hung=
+boot_ms='' hung=''
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s%N)
 	if [ -z "$boot_ms" ] && grep -q '^px-init: reached /init' "$out/console.log" 2>/dev/null; then

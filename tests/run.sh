@@ -25,7 +25,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage() { [ $# -gt 0 ] && echo "tests: $*" >&2; sed -n '4,7s/^# \{0,1\}//p' "$0" >&2; exit 2; }
-only=. kernel= keep=
+only=. kernel='' keep=''
 while test $# -gt 0; do
 	case $1 in
 	--only) [ $# -ge 2 ] || usage "--only needs a pattern"; only=$2; shift ;;
@@ -67,7 +67,8 @@ mkdir -p "$top/build/tests/bpf"
 for src in "$top"/tests/bpf/*.bpf.c; do
 	[ -f "$src" ] || continue
 	o=$top/build/tests/bpf/$(basename "$src" .c).o
-	[ "$o" -nt "$src" ] || clang -O2 -g -target bpf -c "$src" -o "$o" ||
+	[ -z "$(find "$o" -newer "$src" 2>/dev/null)" ] || continue
+	clang -O2 -g -target bpf -c "$src" -o "$o" ||
 		{ note "cannot build $o"; rm -f "$o"; }
 done
 
