@@ -36,7 +36,7 @@ libs=$(for f in $bins $tools; do ldd "$f" 2>/dev/null || true; done |
 	sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' | sort -u)
 
 T=${TMPDIR-/tmp}/mkinitramfs.$$
-trap 'rm -rf "$T"' 0
+trap 'rm -rf "$T" "$out.tmp.$$"' 0
 mkdir -p "$T"
 
 # Content stamp: paths and md5s of every input, including this script.
@@ -71,7 +71,7 @@ echo "root:x:0:0:root:/root:/bin/sh" > "$r/etc/passwd"
 echo "root:x:0:" > "$r/etc/group"
 
 mkdir -p "$(dirname "$out")"
-(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
 cp "$T/stamp" "$stamp"
 echo "mkinitramfs: $out ($(du -k "$out" | cut -f1) KiB; $(echo $tools | wc -w) tools from build/tools/bin)"
