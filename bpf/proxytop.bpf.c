@@ -7,33 +7,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#define PX_WANT_PAIR_MAPS
 #include "pxbpf.h"
 #include "proxytop.h"
 
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
 const volatile __u32 targ_cglevel = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PX_MAX_PAIRS);
-	__type(key, struct px_pair_key);
-	__type(value, struct px_pair);
-} pairs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct px_stretch);
-} stretch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct px_counters);
-} counters SEC(".maps");
 
 static __always_inline struct px_counters *cnt(void)
 {

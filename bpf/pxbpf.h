@@ -189,6 +189,34 @@ px_stretch_open(void *pairs, struct px_stretch *st, __u64 now,
 	return !track || st->tracked;
 }
 
+#ifdef PX_WANT_PAIR_MAPS
+/*
+ * The maps behind px_switch(), for tools that define PX_WANT_PAIR_MAPS
+ * before including this file: cumulative donor/owner pairs, the stretch
+ * open on each CPU, system-wide counters per CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PX_MAX_PAIRS);
+	__type(key, struct px_pair_key);
+	__type(value, struct px_pair);
+} pairs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct px_stretch);
+} stretch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct px_counters);
+} counters SEC(".maps");
+#endif /* PX_WANT_PAIR_MAPS */
+
 /*
  * sched_proxy_switch bookkeeping shared by pxdonor and proxytop: close the
  * stretch open on this CPU, credit it, and open the next one if

@@ -84,9 +84,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	int i;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &env.c;
-		break;
 	case 'b':
 		env.batch = true;
 		break;
@@ -497,15 +494,10 @@ static bool wait_keys(bool interactive, bool *quit)
 
 int main(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &pxbpf_common_argp, 0, NULL, 0 },
-		{},
-	};
 	static const struct argp argp = {
 		.options = opts,
 		.parser = parse_arg,
 		.doc = doc,
-		.children = children,
 	};
 	struct termios saved, raw;
 	bool interactive, restore = false, quit = false;
@@ -514,13 +506,9 @@ int main(int argc, char **argv)
 	__u64 start_ts;
 	int err;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	err = pxbpf_init(&argp, argc, argv, &env.c);
 	if (err)
-		return 1;
-	err = pxbpf_preflight(true);
-	if (err)
-		return 1;
-	pxbpf_set_verbose(env.c.verbose);
+		return err;
 	if (!isatty(STDOUT_FILENO))
 		env.batch = true;
 	interactive = !env.batch && !env.c.json && isatty(STDIN_FILENO);
@@ -533,9 +521,7 @@ int main(int argc, char **argv)
 		px_warnx("failed to open BPF object");
 		return 1;
 	}
-	obj->rodata->targ_tgid = env.c.pid;
-	obj->rodata->targ_cgid = env.c.cgid;
-	obj->rodata->targ_cglevel = env.c.cglevel;
+	PXBPF_SET_FILTERS(obj->rodata, &env.c);
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;

@@ -81,10 +81,47 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp pxbpf_common_argp = {
-	.options = common_options,
-	.parser = common_parse,
-};
+int pxbpf_init(const struct argp *argp, int argc, char **argv,
+	       struct pxbpf_env *env)
+{
+	/* The common options on top, the tool's own as the child. */
+	struct argp tool = *argp;
+	const struct argp_child children[] = {
+		{ &tool, 0, NULL, 0 },
+		{},
+	};
+	struct argp full = {
+		.options = common_options,
+		.parser = common_parse,
+		.doc = argp->doc,
+		.children = children,
+	};
+
+	tool.doc = NULL;
+	if (argp_parse(&full, argc, argv, 0, NULL, env))
+		return 1;
+	if (pxbpf_preflight(true))
+		return 1;
+	pxbpf_set_verbose(env->verbose);
+	return 0;
+}
+
+int pxbpf_loop(struct pxbpf_env *env, const char *what,
+	       int (*print)(void *ctx), void *ctx)
+{
+	int err;
+
+	pxbpf_handle_signals();
+	if (!env->json)
+		printf("Tracing %s... Hit Ctrl-C to end.\n", what);
+	fflush(stdout);
+	while (1) {
+		pxbpf_sleep(env->interval);
+		err = print(ctx);
+		if (err || pxbpf_exiting || --env->count == 0)
+			return err;
+	}
+}
 
 volatile sig_atomic_t pxbpf_exiting;
 

@@ -24,10 +24,8 @@ struct bpf_object_skeleton;
 struct bpf_map;
 
 /*
- * Options every tool takes (an argp child, pxbpf_common_argp):
- * -p PID, -c CGROUP, -T, -j, -v, -h and the positional [interval] [count].
- * Point state->child_inputs[0] at a struct pxbpf_env in ARGP_KEY_INIT.
- * A tool handling ARGP_KEY_ARG itself keeps the positionals for itself.
+ * Options every tool takes (pxbpf_init() parses them): -p PID, -c CGROUP,
+ * -T, -j, -v, -h and the positional [interval] [count].
  */
 struct pxbpf_env {
 	pid_t pid;		/* -p: tgid, 0 = all */
@@ -42,10 +40,32 @@ struct pxbpf_env {
 	int nargs;
 };
 
+/* Copy the -p/-c filters into a skeleton's rodata knobs (bpf/pxbpf.h). */
+#define PXBPF_SET_FILTERS(rodata, env) do {		\
+	(rodata)->targ_tgid = (env)->pid;		\
+	(rodata)->targ_cgid = (env)->cgid;		\
+	(rodata)->targ_cglevel = (env)->cglevel;	\
+} while (0)
+
 #define PXBPF_FOREVER		99999999L
 #define PXBPF_ENV_INIT		{ .interval = PXBPF_FOREVER, .count = PXBPF_FOREVER }
 
-extern const struct argp pxbpf_common_argp;
+/*
+ * Parse the command line: the common options into @env, the tool's own
+ * with @argp (its doc heads --help; its parser runs as an argp child),
+ * then run pxbpf_preflight(true) and set up libbpf logging.  Returns 0,
+ * or the exit status after the reason was printed.
+ */
+int pxbpf_init(const struct argp *argp, int argc, char **argv,
+	       struct pxbpf_env *env);
+
+/*
+ * The libbpf-tools main loop: announce "Tracing @what..." (not with -j),
+ * then every interval call @print(@ctx) until count runs out, @print fails
+ * or SIGINT/SIGTERM arrives (the last interval is printed then too).
+ */
+int pxbpf_loop(struct pxbpf_env *env, const char *what,
+	       int (*print)(void *ctx), void *ctx);
 
 /* Set by SIGINT/SIGTERM once pxbpf_handle_signals() ran. */
 extern volatile sig_atomic_t pxbpf_exiting;

@@ -65,9 +65,6 @@ static const struct argp_option opts[] = {
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &env.c;
-		break;
 	case 'D':
 		env.per_donor = true;
 		break;
@@ -254,8 +251,9 @@ static void print_text(const struct row *rows, size_t n, const __u64 *aborts)
 	printf("\n");
 }
 
-static int print_interval(struct pxchain_bpf *obj)
+static int print_interval(void *ctx)
 {
+	struct pxchain_bpf *obj = ctx;
 	__u64 aborts[PX_ABORT_NR + 1] = {};
 	struct row *rows;
 	size_t n;
@@ -280,51 +278,30 @@ static int print_interval(struct pxchain_bpf *obj)
 
 int main(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &pxbpf_common_argp, 0, NULL, 0 },
-		{},
-	};
 	static const struct argp argp = {
 		.options = opts,
 		.parser = parse_arg,
 		.doc = doc,
-		.children = children,
 	};
 	struct pxchain_bpf *obj = NULL;
 	int err;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	err = pxbpf_init(&argp, argc, argv, &env.c);
 	if (err)
-		return 1;
-	err = pxbpf_preflight(true);
-	if (err)
-		return 1;
-	pxbpf_set_verbose(env.c.verbose);
+		return err;
 
 	obj = pxchain_bpf__open();
 	if (!obj) {
 		px_warnx("failed to open BPF object");
 		return 1;
 	}
-	obj->rodata->targ_tgid = env.c.pid;
-	obj->rodata->targ_cgid = env.c.cgid;
-	obj->rodata->targ_cglevel = env.c.cglevel;
+	PXBPF_SET_FILTERS(obj->rodata, &env.c);
 	obj->rodata->targ_per_donor = env.per_donor;
 	obj->rodata->targ_per_owner = env.per_owner;
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
-	pxbpf_handle_signals();
-	if (!env.c.json)
-		printf("Tracing proxy chain depth... Hit Ctrl-C to end.\n");
-	fflush(stdout);
-
-	while (1) {
-		pxbpf_sleep(env.c.interval);
-		err = print_interval(obj);
-		if (err || pxbpf_exiting || --env.c.count == 0)
-			break;
-	}
+	err = pxbpf_loop(&env.c, "proxy chain depth", print_interval, obj);
 
 cleanup:
 	pxchain_bpf__destroy(obj);

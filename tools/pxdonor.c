@@ -58,9 +58,6 @@ static const struct argp_option opts[] = {
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &env.c;
-		break;
 	case 'm':
 		env.ms = true;
 		break;
@@ -218,9 +215,19 @@ static void json_table(struct px_json *j, const struct pxbpf_pairs *d, enum by b
 	free(rows);
 }
 
-static int print_interval(struct pxdonor_bpf *obj, struct pxbpf_pairs *prev,
-			  struct px_counters *prev_cnt)
+/* What one interval is compared with. */
+struct state {
+	struct pxdonor_bpf *obj;
+	struct pxbpf_pairs prev;
+	struct px_counters prev_cnt;
+};
+
+static int print_interval(void *ctx)
 {
+	struct state *st = ctx;
+	struct pxdonor_bpf *obj = st->obj;
+	struct pxbpf_pairs *prev = &st->prev;
+	struct px_counters *prev_cnt = &st->prev_cnt;
 	struct pxbpf_pairs cur = {}, d = {};
 	struct px_counters cnt;
 	struct px_hist hist = {}, zero = {};
@@ -293,55 +300,34 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &pxbpf_common_argp, 0, NULL, 0 },
-		{},
-	};
 	static const struct argp argp = {
 		.options = opts,
 		.parser = parse_arg,
 		.doc = doc,
-		.children = children,
 	};
-	struct pxbpf_pairs prev = {};
-	struct px_counters prev_cnt = {};
+	struct state st = {};
 	struct pxdonor_bpf *obj = NULL;
 	int err;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	err = pxbpf_init(&argp, argc, argv, &env.c);
 	if (err)
-		return 1;
-	err = pxbpf_preflight(true);
-	if (err)
-		return 1;
-	pxbpf_set_verbose(env.c.verbose);
+		return err;
 
 	obj = pxdonor_bpf__open();
 	if (!obj) {
 		px_warnx("failed to open BPF object");
 		return 1;
 	}
-	obj->rodata->targ_tgid = env.c.pid;
-	obj->rodata->targ_cgid = env.c.cgid;
-	obj->rodata->targ_cglevel = env.c.cglevel;
+	PXBPF_SET_FILTERS(obj->rodata, &env.c);
 	obj->rodata->targ_ms = env.ms;
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
-	pxbpf_handle_signals();
-	if (!env.c.json)
-		printf("Tracing donor runtime... Hit Ctrl-C to end.\n");
-	fflush(stdout);
-
-	while (1) {
-		pxbpf_sleep(env.c.interval);
-		err = print_interval(obj, &prev, &prev_cnt);
-		if (err || pxbpf_exiting || --env.c.count == 0)
-			break;
-	}
+	st.obj = obj;
+	err = pxbpf_loop(&env.c, "donor runtime", print_interval, &st);
 
 cleanup:
-	pxbpf_pairs_free(&prev);
+	pxbpf_pairs_free(&st.prev);
 	pxdonor_bpf__destroy(obj);
 	return err != 0;
 }
