@@ -21,7 +21,8 @@
 # folder at /px/out ($PX_REPO, $PX_OUT, $PX_SHARE).  Results in --out:
 # output.log (stdout+stderr, also streamed here), status, console.log,
 # dmesg.log, qemu-cmd (re-runnable), testid.txt, kernel.config, boot-time,
-# result (ok|hung|panic|nostatus).
+# result (ok|hung|panic|nostatus).  The initramfs is rebuilt first if any of
+# its inputs changed (guest/mkinitramfs.sh), e.g. a new tool in build/tools/bin.
 #
 # Exit status: the command's own; 124 guest hung (killed at the timeout);
 # 123 guest panicked; 122 guest stopped without reporting a status;
@@ -72,9 +73,9 @@ bz=$top/build/obj-$flavour/arch/x86/boot/bzImage
 initrd=$top/build/initramfs-$flavour.cpio.gz
 mk=kernel; [ "$flavour" = lean ] || mk=kernel-debug
 [ -f "$bz" ] || die "no $bz: run make $mk"
+# Refresh the image (cheap when current), so new tools in build/tools/bin show up.
+"$top/guest/mkinitramfs.sh" "$flavour" | grep -v 'is up to date$' >&2 || true
 [ -f "$initrd" ] || die "no $initrd: run make image"
-[ -z "$(find "$top/build/obj-$flavour/modroot" -newer "$initrd" -name '*.ko' 2>/dev/null | head -1)" ] ||
-	echo "run: warning: modules are newer than $initrd: run make image" >&2
 [ -d "$share" ] || die "--share $share is not a directory"
 share=$(cd "$share" && pwd)
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run make deps"
