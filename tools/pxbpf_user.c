@@ -149,36 +149,37 @@ void pxbpf_sleep(long seconds)
 
 /* ------------------------------------------------------------ preflight */
 
+/*
+ * The kernel's BTF, or the file named by $PXBPF_VMLINUX_BTF, which the
+ * tests use to stand for a kernel without BTF or without the events.
+ */
+static const char *vmlinux_btf_path(void)
+{
+	const char *path = getenv("PXBPF_VMLINUX_BTF");
+
+	return path && *path ? path : "/sys/kernel/btf/vmlinux";
+}
+
+/* tp_btf needs the events' btf_trace_* typedefs in the kernel's BTF. */
 static bool have_proxy_events(void)
 {
-	static const char *const dirs[] = {
-		"/sys/kernel/tracing/events/sched_proxy",
-		"/sys/kernel/debug/tracing/events/sched_proxy",
-	};
-	struct btf *btf;
+	struct btf *btf = btf__parse(vmlinux_btf_path(), NULL);
 	bool found;
-	size_t i;
 
-	btf = btf__load_vmlinux_btf();
-	if (btf) {
-		found = btf__find_by_name_kind(btf, "btf_trace_sched_proxy_pick",
-					       BTF_KIND_TYPEDEF) > 0;
-		btf__free(btf);
-		if (found)
-			return true;
-	}
-	for (i = 0; i < PX_ARRAY_SIZE(dirs); i++)
-		if (!access(dirs[i], F_OK))
-			return true;
-	return false;
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, "btf_trace_sched_proxy_pick",
+				       BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return found;
 }
 
 int pxbpf_preflight(bool need_proxy)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		px_warnx("kernel has no BTF (/sys/kernel/btf/vmlinux missing): "
-			 "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y, "
-			 "such as the proxyexec lean kernel");
+	if (access(vmlinux_btf_path(), R_OK)) {
+		px_warnx("kernel has no BTF (%s missing): boot a kernel built "
+			 "with CONFIG_DEBUG_INFO_BTF=y, such as the proxyexec "
+			 "lean kernel", vmlinux_btf_path());
 		return -ENOENT;
 	}
 	if (need_proxy && !have_proxy_events()) {

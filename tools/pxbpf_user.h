@@ -78,6 +78,8 @@ void pxbpf_sleep(long seconds);
  * Check, in this order, that the kernel has BTF, carries the sched_proxy
  * events (if @need_proxy) and that we are root.  On failure print one line
  * saying which and what to do, and return a negative errno.
+ * $PXBPF_VMLINUX_BTF names a BTF file to check instead of the kernel's
+ * (tests use it to stand for kernels without BTF or the events).
  */
 int pxbpf_preflight(bool need_proxy);
 
