@@ -12,6 +12,7 @@
  *   llhist     fine log-linear latency histogram, gnuplot text file
  *   json       tiny streaming writer, pretty or JSON-lines
  *   system     CPU lists, scheduling policies, cgroup v2, small files
+ *   result     the workload latency result file (tools/README.md)
  *
  * Conventions: functions that can fail return 0 or a negative errno and
  * set errno too; nothing prints unless its name says so (print/fatal/
@@ -271,10 +272,65 @@ int px_cgroup_set(const char *name, const char *file, const char *val);
 int px_cgroup_attach_pid(const char *name, int pid);
 int px_cgroup_destroy(const char *name);
 int px_cgroup_id(const char *path, uint64_t *id);
+/* Create @name with cpu.weight @weight and cpu.max @cpu_max (NULL: "max"),
+ * or exit through px_fatal*() saying which step failed and why; @who
+ * prefixes the message. */
+void px_cgroup_setup_or_die(const char *who, const char *name, int weight,
+			    const char *cpu_max);
+
+/* State letter of task @pid from /proc/PID/stat (R, S, D, ...), '?' if
+ * unreadable.  A task blocked in a killable mutex wait shows D. */
+char px_task_state(int pid);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t px_now_ns(void);
 /* "HH:MM:SS " local time into @f, the libbpf-tools -T timestamp. */
 void px_print_time(FILE *f);
+
+/* ---------------------------------------------------------------- result
+ *
+ * The one latency result of the lab workloads, read by the bench and the
+ * plots; the format ("proxyexec-latency" version 1) is documented in
+ * tools/README.md.  Keeps every sample (exact percentiles) and a llhist.
+ *
+ *	px_result_init(&r, "inversion", "lock_wait", argc, argv);  (before argp)
+ *	px_result_add(&r, ns);  ...
+ *	px_result_print(&r, stdout, "waiter");
+ *	j = px_result_json_begin(&r, path, scenario);   -> open document
+ *	... px_json_*(j, ...) into the "params" object, then:
+ *	px_result_json_checks(&r, j);                    -> "checks" object
+ *	... px_json_*(j, ...) consistency members, then:
+ *	px_result_json_end(&r, j, ok);                   -> latency, hist, samples
+ */
+#define PX_RESULT_FORMAT	"proxyexec-latency"
+#define PX_RESULT_VERSION	1
+
+struct px_result {
+	const char		*tool;
+	const char		*metric;	/* "lock_wait", "rename" */
+	char			cmdline[1024];
+	uint64_t		start_unix;	/* seconds */
+	struct px_samples	samples;	/* sorted by summaries */
+	struct px_samples	order;		/* as taken */
+	struct px_llhist	*hist;
+	struct px_json		json;
+	FILE			*json_file;
+};
+
+int px_result_init(struct px_result *r, const char *tool, const char *metric,
+		   int argc, char **argv);
+int px_result_add(struct px_result *r, uint64_t ns);
+void px_result_summary(struct px_result *r, struct px_summary *s);
+/* Log2 histogram in usecs, then the summary table in usecs. */
+void px_result_print(struct px_result *r, FILE *f, const char *label, bool hist);
+/* Opens @path ("-" = stdout), writes the header and opens "params". */
+struct px_json *px_result_json_begin(struct px_result *r, const char *path,
+				     const char *scenario);
+/* Closes "params", opens "checks". */
+void px_result_json_checks(struct px_result *r, struct px_json *j);
+/* Closes "checks", writes "ok", "latency", "hist", "samples", closes the file. */
+int px_result_json_end(struct px_result *r, struct px_json *j, bool ok);
+int px_result_write_hist(struct px_result *r, const char *path, const char *title);
+void px_result_free(struct px_result *r);
 
 #endif /* PXUTIL_H */

@@ -355,6 +355,41 @@ int px_cgroup_id(const char *path, uint64_t *id)
 	return 0;
 }
 
+void px_cgroup_setup_or_die(const char *who, const char *name, int weight,
+			    const char *cpu_max)
+{
+	char w[16];
+	int ret;
+
+	if (!px_cgroup_root())
+		px_fatalx(1, "%s: no cgroup v2 hierarchy mounted (mount -t cgroup2 none /sys/fs/cgroup)",
+			  who);
+	ret = px_cgroup_create(name);
+	if (ret == -ENOTSUP)
+		px_fatalx(1, "%s: no cgroup v2 cpu controller (CONFIG_CGROUP_SCHED, or cpu bound to cgroup v1)",
+			  who);
+	if (ret)
+		px_fatal(1, "%s: cannot create cgroup %s/%s", who, px_cgroup_root(), name);
+	snprintf(w, sizeof(w), "%d", weight);
+	if (px_cgroup_set(name, "cpu.weight", w))
+		px_fatal(1, "%s: cannot set cpu.weight %s of %s", who, w, name);
+	if (px_cgroup_set(name, "cpu.max", cpu_max ? cpu_max : "max"))
+		px_fatal(1, "%s: cannot set cpu.max \"%s\" of %s", who,
+			 cpu_max ? cpu_max : "max", name);
+}
+
+char px_task_state(int pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (px_read_line(path, buf, sizeof(buf)))
+		return '?';
+	/* comm may contain ')' and spaces: the state follows the last ')'. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 /* ----------------------------------------------------------------- clock */
 
 uint64_t px_now_ns(void)

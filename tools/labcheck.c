@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * labcheck - check every error path and the release rules of /dev/proxylab.
+ *
+ * Prints "ok NAME" or "not ok NAME - why" per check and exits 1 if any
+ * failed (the tests/guest protocol).  After each error case a second
+ * process must be able to lock the mutex: no error leaks a lock.  Uses
+ * lab mutexes 0..9 (--first-mutex moves them), so run it alone.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/proxylab.h>
+
+#include "pxutil.h"
+
+#define DEV_PATH	"/dev/proxylab"
+#define STATE_PATH	"/sys/kernel/debug/proxylab_state"
+#define NR_USED		10
+
+static int failed, base;
+
+static void __attribute__((format(printf, 3, 4)))
+check(const char *name, bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		printf("ok lab/%s\n", name);
+	} else {
+		failed = 1;
+		printf("not ok lab/%s - ", name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
+static int lab_open(void)
+{
+	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		px_fatal(1, "cannot open %s", DEV_PATH);
+	return fd;
+}
+
+/* ioctl result as 0 or an errno. */
+static int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
+{
+	struct proxylab_lock arg = { .idx = idx, .flags = flags };
+
+	if (ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
+		return errno;
+	if (wait_ns)
+		*wait_ns = arg.wait_ns;
+	return 0;
+}
+
+static int unlock_err(int fd, uint32_t idx)
+{
+	return ioctl(fd, PROXYLAB_IOC_UNLOCK, &idx) ? errno : 0;
+}
+
+static int u64_err(int fd, unsigned long req, uint64_t v)
+{
+	return ioctl(fd, req, &v) ? errno : 0;
+}
+
+static uint64_t held_mask(int fd)
+{
+	uint64_t mask = UINT64_MAX;
+
+	if (ioctl(fd, PROXYLAB_IOC_HELD, &mask))
+		return UINT64_MAX;
+	return mask;
+}
+
+static const char *ename(int err)
+{
+	static char buf[64];
+
+	switch (err) {
+	case 0:		return "success";
+	case EINVAL:	return "EINVAL";
+	case EPERM:	return "EPERM";
+	case EDEADLK:	return "EDEADLK";
+	case EINTR:	return "EINTR";
+	case ENOTTY:	return "ENOTTY";
+	default:
+		snprintf(buf, sizeof(buf), "errno %d (%s)", err, strerror(err));
+		return buf;
+	}
+}
+
+static void check_errno(const char *name, int got, int want)
+{
+	check(name, got == want, "got %s, want %s", ename(got), ename(want));
+}
+
+/* debugfs holder pid of mutex @idx, -1 if debugfs is not there. */
+static int state_holder(int idx)
+{
+	FILE *f = fopen(STATE_PATH, "re");
+	char line[128];
+	int i, pid, ret = -1;
+	long long acq;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %d %lld", &i, &pid, &acq) == 3 && i == idx)
+			ret = pid;
+	fclose(f);
+	return ret;
+}
+
+static void msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait for @pid for up to @ms; kill it after that.  Its exit status or -1. */
+static int wait_child(pid_t pid, long ms)
+{
+	int status;
+
+	for (; ms > 0; ms -= 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		msleep(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/* Another process can lock and unlock @idx within a second: it is free. */
+static bool lock_is_free(int idx)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int fd = lab_open();
+
+		_exit(lock_err(fd, idx, 0, NULL) || unlock_err(fd, idx) ? 1 : 0);
+	}
+	return pid > 0 && wait_child(pid, 1000) == 0;
+}
+
+static void check_free(const char *name, int idx)
+{
+	char n[96];
+
+	snprintf(n, sizeof(n), "%s-then-free", name);
+	check(n, lock_is_free(idx), "mutex %d still held afterwards", idx);
+}
+
+static bool wait_state(pid_t pid, char state, long ms)
+{
+	for (; ms > 0; ms -= 5) {
+		if (px_task_state(pid) == state)
+			return true;
+		msleep(5);
+	}
+	return false;
+}
+
+static void test_einval(int fd)
+{
+	check_errno("lock-index-16-einval", lock_err(fd, PROXYLAB_NR_MUTEXES, 0, NULL), EINVAL);
+	check_errno("lock-index-huge-einval", lock_err(fd, UINT32_MAX, 0, NULL), EINVAL);
+	check_errno("lock-flags-einval", lock_err(fd, base, 1, NULL), EINVAL);
+	check_free("lock-flags-einval", base);
+	check_errno("unlock-index-16-einval", unlock_err(fd, PROXYLAB_NR_MUTEXES), EINVAL);
+	check_errno("burn-over-cap-einval",
+		    u64_err(fd, PROXYLAB_IOC_BURN, PROXYLAB_MAX_USECS + 1), EINVAL);
+	check_errno("burn-negative-einval", u64_err(fd, PROXYLAB_IOC_BURN, (uint64_t)-1), EINVAL);
+	check_errno("sleep-over-cap-einval",
+		    u64_err(fd, PROXYLAB_IOC_SLEEP, PROXYLAB_MAX_USECS + 1), EINVAL);
+	check_errno("sleep-negative-einval", u64_err(fd, PROXYLAB_IOC_SLEEP, (uint64_t)-1), EINVAL);
+	check_errno("unknown-ioctl-enotty", ioctl(fd, _IO('x', 99)) ? errno : 0, ENOTTY);
+}
+
+static void test_eperm(int fd)
+{
+	int fd2 = lab_open(), m = base + 1, status;
+	pid_t pid;
+
+	check_errno("unlock-not-held-eperm", unlock_err(fd, m), EPERM);
+	check_free("unlock-not-held-eperm", m);
+
+	/* Held through fd, unlocked through another file of the same task. */
+	check_errno("lock-for-eperm", lock_err(fd, m, 0, NULL), 0);
+	check_errno("unlock-other-file-eperm", unlock_err(fd2, m), EPERM);
+	check("held-after-eperm", held_mask(fd) == 1ULL << m, "HELD %#" PRIx64, held_mask(fd));
+	check_errno("unlock-after-eperm", unlock_err(fd, m), 0);
+	check_free("unlock-other-file-eperm", m);
+
+	/* Held by this process, unlocked by a child that shares the file. */
+	check_errno("lock-for-child-eperm", lock_err(fd, m, 0, NULL), 0);
+	pid = fork();
+	if (!pid)
+		_exit(unlock_err(fd, m) == EPERM ? 0 : 1);
+	status = wait_child(pid, 2000);
+	check("unlock-other-task-eperm", status == 0, "child's UNLOCK did not fail with EPERM");
+	check_errno("unlock-after-child-eperm", unlock_err(fd, m), 0);
+	check_free("unlock-other-task-eperm", m);
+	close(fd2);
+}
+
+static void test_edeadlk(int fd)
+{
+	int m = base + 2;
+
+	check_errno("lock-for-edeadlk", lock_err(fd, m, 0, NULL), 0);
+	check_errno("relock-edeadlk", lock_err(fd, m, 0, NULL), EDEADLK);
+	check("held-after-edeadlk", held_mask(fd) == 1ULL << m, "HELD %#" PRIx64, held_mask(fd));
+	check_errno("unlock-after-edeadlk", unlock_err(fd, m), 0);
+	check("held-empty", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));
+	check_free("relock-edeadlk", m);
+}
+
+/* Nested locks build chains: both held, HELD shows both, both free after. */
+static void test_nesting(int fd)
+{
+	int a = base + 3, b = base + 4;
+	uint64_t want = 1ULL << a | 1ULL << b;
+	uint64_t wait_ns = UINT64_MAX;
+
+	check_errno("nest-lock-outer", lock_err(fd, a, 0, &wait_ns), 0);
+	check("uncontended-wait-small", wait_ns < 1000000000ULL, "wait_ns %" PRIu64, wait_ns);
+	check_errno("nest-lock-inner", lock_err(fd, b, 0, NULL), 0);
+	check("nest-held", held_mask(fd) == want, "HELD %#" PRIx64 ", want %#" PRIx64,
+	      held_mask(fd), want);
+	check_errno("nest-unlock-outer-first", unlock_err(fd, a), 0);
+	check_errno("nest-unlock-inner", unlock_err(fd, b), 0);
+	check_free("nest-a", a);
+	check_free("nest-b", b);
+}
+
+/* A waiter killed while blocked in LOCK dies without the lock. */
+static void test_killed_waiter(int fd)
+{
+	int m = base + 5, status, holder;
+	pid_t pid;
+
+	check_errno("lock-for-kill", lock_err(fd, m, 0, NULL), 0);
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		lock_err(cfd, m, 0, NULL);
+		_exit(0);	/* never reached while the parent holds m */
+	}
+	check("waiter-blocks-killable", wait_state(pid, 'D', 3000),
+	      "waiter state %c, want D", px_task_state(pid));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	check("waiter-killed", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	      "status %#x", status);
+	holder = state_holder(m);
+	check("killed-waiter-not-holder", holder == -1 || holder == getpid(),
+	      "debugfs holder of %d is %d, want %d", m, holder, getpid());
+	check_errno("unlock-after-kill", unlock_err(fd, m), 0);
+	holder = state_holder(m);
+	check("killed-waiter-nothing-held", holder == -1 || holder == 0,
+	      "debugfs holder of %d is %d", m, holder);
+	check_free("killed-waiter", m);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* SLEEP is interruptible: a caught signal ends it with EINTR. */
+static void test_sleep_eintr(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		sigaction(SIGUSR1, &sa, NULL);
+		_exit(u64_err(cfd, PROXYLAB_IOC_SLEEP, 5000000) == EINTR ? 0 : 1);
+	}
+	wait_state(pid, 'S', 3000);
+	msleep(50);
+	kill(pid, SIGUSR1);
+	status = wait_child(pid, 3000);
+	check("sleep-signal-eintr", status == 0, "SLEEP did not return EINTR on a signal");
+}
+
+/* Exit and close release what is held. */
+static void test_release(void)
+{
+	int a = base + 6, b = base + 7, c = base + 8, fd, holder;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		if (lock_err(cfd, a, 0, NULL) || lock_err(cfd, b, 0, NULL))
+			_exit(1);
+		_exit(0);	/* exits holding a and b, file not closed */
+	}
+	check("exit-holding-status", wait_child(pid, 3000) == 0, "child could not lock");
+	check_free("exit-releases-a", a);
+	check_free("exit-releases-b", b);
+	holder = state_holder(a);
+	check("exit-debugfs-clear", holder == -1 || holder == 0, "debugfs holder of %d is %d",
+	      a, holder);
+
+	/* Killed while holding. */
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		if (lock_err(cfd, c, 0, NULL))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	msleep(100);
+	holder = state_holder(c);
+	check("killed-holder-seen", holder == -1 || holder == pid,
+	      "debugfs holder of %d is %d, want %d", c, holder, pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	check_free("killed-holder-releases", c);
+
+	fd = lab_open();
+	check_errno("lock-before-close", lock_err(fd, a, 0, NULL), 0);
+	close(fd);
+	check_free("close-releases", a);
+}
+
+/* A contended LOCK reports the time the owner held the mutex. */
+static void test_wait_ns(int fd)
+{
+	int m = base + 9, status;
+	uint64_t wait_ns = 0;
+	pid_t pid;
+	int pipefd[2];
+	char c;
+
+	if (pipe(pipefd))
+		px_fatal(1, "pipe");
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		if (lock_err(cfd, m, 0, NULL))
+			_exit(1);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		u64_err(cfd, PROXYLAB_IOC_SLEEP, 50000);
+		_exit(unlock_err(cfd, m) ? 1 : 0);
+	}
+	if (read(pipefd[0], &c, 1) != 1)
+		c = 0;
+	check_errno("contended-lock", lock_err(fd, m, 0, &wait_ns), 0);
+	check("contended-wait-ns", wait_ns >= 40000000ULL && wait_ns < 10000000000ULL,
+	      "wait_ns %" PRIu64 ", want >= 40 ms (owner slept 50 ms)", wait_ns);
+	unlock_err(fd, m);
+	status = wait_child(pid, 3000);
+	check("contended-owner-status", status == 0, "owner exited %d", status);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+static void test_burn(int fd)
+{
+	struct timespec a, b;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	check_errno("burn-10ms", u64_err(fd, PROXYLAB_IOC_BURN, 10000), 0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+	check("burn-uses-cpu", ns >= 9000000ULL, "thread CPU time grew %" PRIu64 " ns", ns);
+	check_errno("burn-zero", u64_err(fd, PROXYLAB_IOC_BURN, 0), 0);
+	check_errno("sleep-cap-ok", u64_err(fd, PROXYLAB_IOC_SLEEP, 1), 0);
+}
+
+static const char doc[] =
+"Check the error paths and release rules of /dev/proxylab.\n"
+"\n"
+"USAGE: labcheck [--first-mutex IDX]\n"
+"\n"
+"Prints ok/not ok lines, exits 1 if any check failed.  Uses 10 lab mutexes.\n"
+"\n"
+"EXAMPLES:\n"
+"    labcheck\n"
+"    labcheck --first-mutex 6\n";
+
+static const struct argp_option opts[] = {
+	{ "first-mutex", 'm', "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'm':
+		base = px_arg_long(state, "mutex index", arg, 0, PROXYLAB_NR_MUTEXES - NR_USED);
+		break;
+	case ARGP_KEY_ARG:
+		fprintf(stderr, "unexpected argument: %s\n", arg);
+		argp_usage(state);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
+	int fd;
+
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		printf("not ok lab/open - %s\n", errno == ENOENT ?
+		       "no /dev/proxylab: kernel without CONFIG_PROXYLAB" : strerror(errno));
+		return 1;
+	}
+	printf("ok lab/open\n");
+	if (state_holder(0) < 0)
+		printf("# no %s: debugfs checks skipped\n", STATE_PATH);
+	test_einval(fd);
+	test_eperm(fd);
+	test_edeadlk(fd);
+	test_nesting(fd);
+	test_killed_waiter(fd);
+	test_sleep_eintr();
+	test_release();
+	test_wait_ns(fd);
+	test_burn(fd);
+	check("nothing-held-at-end", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));
+	close(fd);
+	return failed;
+}
