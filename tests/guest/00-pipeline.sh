@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Pipeline smoke test: the right kernel booted, BTF and sched trace events
-# are there, bpftool loads a BTF-typed program, cyclictest/hackbench/
+# Pipeline smoke test: the right kernel booted, BTF, cgroup v2 cpu control
+# and sched trace events are there, bpftool loads a BTF-typed program, cyclictest/hackbench/
 # trace-cmd run, and locktorture loads, runs and reports success.
 # pxtest-boot: lean
 # pxtest-boot: debug
@@ -31,6 +31,10 @@ elif ! bpftool btf dump file $btf format raw | grep -q "STRUCT 'task_struct'"; t
 else
 	ok pipeline/btf
 fi
+
+# cgroup v2 with cpu and cpuset delegated by /init.
+check pipeline/cgroup-cpu "cpu/cpuset not in cgroup.subtree_control: $(cat /sys/fs/cgroup/cgroup.subtree_control 2>&1)" \
+	sh -c 'grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control && grep -qw cpuset /sys/fs/cgroup/cgroup.subtree_control'
 
 # tracefs: sched_switch exists and actually records.
 tr=/sys/kernel/tracing
