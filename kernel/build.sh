@@ -53,7 +53,10 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	echo "$want" > "$stamp"
 fi
 start=$(date +%s)
-mk bzImage modules
+# pahole 1.24 + gcc 12 print thousands of harmless "multiple IDs" lines.
+{ mk bzImage modules 2>&1; echo $? > "$obj/.make-status"; } | grep -v '^WARN: multiple IDs found for' || :
+status=$(cat "$obj/.make-status")
+[ "$status" = 0 ] || { echo "build: $flavour kernel build failed (make exit $status)" >&2; exit "$status"; }
 rm -rf "$obj/modroot"
 mk INSTALL_MOD_PATH="$obj/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 echo "build: $flavour kernel $(cat "$obj/include/config/kernel.release") in $(( $(date +%s) - start ))s -> $obj/arch/x86/boot/bzImage"

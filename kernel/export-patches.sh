@@ -1,14 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Export build/linux's commits since the pristine base into kernel/patches/
-# and rewrite kernel/series.  The tree is the source of truth: edit there
-# (git commit --fixup / rebase -i), then run this.
+# Export the development tree's commits since the pristine base into
+# kernel/patches/ and rewrite kernel/series.  The tree is the source of
+# truth: edit there (git commit --fixup / rebase -i), then run this.
+#
+# The development tree is build/linux-dev, a git worktree of build/linux
+# (make dev-tree), so that build/linux -- what kernel/build.sh compiles --
+# never changes under a running build.  Without it, build/linux is used.
 #
 # Usage: kernel/export-patches.sh
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=${PX_TREE:-$top/build/linux}
-[ -d "$tree/.git" ] || { echo "export-patches: no tree at $tree (make tree)" >&2; exit 1; }
+tree=${PX_TREE:-$top/build/linux-dev}
+[ -e "$tree/.git" ] || tree=$top/build/linux
+[ -e "$tree/.git" ] || { echo "export-patches: no tree at $tree (make tree)" >&2; exit 1; }
 git -C "$tree" diff --quiet HEAD || { echo "export-patches: $tree has uncommitted changes" >&2; exit 1; }
 rm -f "$top"/kernel/patches/*.patch
 git -C "$tree" format-patch -q --no-signature --zero-commit --no-numbered \

@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Quick compile check of the development tree (build/linux-dev): build
+# only the directories a patch touches, with the lean config plus
+# CONFIG_PROXY_EXEC=y or =n.  Not a replacement for kernel/build.sh.
+#
+# Usage: kernel/check-build.sh y|n [dir ...]   (default: kernel/sched kernel/locking)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+pe=${1:?usage: kernel/check-build.sh y|n [dir ...]}
+shift
+tree=${PX_DEV_TREE:-$top/build/linux-dev}
+obj=$top/build/obj-dev-$pe
+[ $# -gt 0 ] || set -- kernel/sched/ kernel/locking/
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache} CCACHE_BASEDIR=$top
+export KBUILD_BUILD_TIMESTAMP='2000-01-01'
+mkdir -p "$obj"
+if [ ! -f "$obj/.config" ]; then
+	[ -f "$top/build/obj-lean/.config" ] || { echo "check-build: build the lean kernel first" >&2; exit 1; }
+	cp "$top/build/obj-lean/.config" "$obj/.config"
+fi
+sed -i '/CONFIG_PROXY_EXEC/d' "$obj/.config"
+if [ "$pe" = y ]; then echo CONFIG_PROXY_EXEC=y; else echo '# CONFIG_PROXY_EXEC is not set'; fi >> "$obj/.config"
+make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
+{ make -s -C "$tree" O="$obj" CC="ccache gcc" -j"${JOBS:-1}" "$@" 2>&1; echo $? > "$obj/.status"; } | grep -v '^WARN: multiple IDs' || :
+[ "$(cat "$obj/.status")" = 0 ] || { echo "check-build: PROXY_EXEC=$pe $* FAILED" >&2; exit 1; }
+grep -q "CONFIG_PROXY_EXEC=$pe\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"
+echo "check-build: PROXY_EXEC=$pe $* ok"
