@@ -43,11 +43,11 @@ kernel: tree
 kernel-debug: tree
 	kernel/build.sh debug
 
-tools: deps
+tools: tree
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet, skipping"; fi
 
 # Host unit tests (tools/Makefile builds them into build/tests/unit/).
-unit: deps
+unit: tree
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools unit; else echo "unit: no tools/Makefile yet, skipping"; fi
 
 image-lean: kernel tools
