@@ -407,7 +407,7 @@ static bool wait_sem(sem_t *s)
 			ts.tv_nsec -= NSEC_PER_SEC;
 		}
 		if (!sem_clockwait(s, CLOCK_MONOTONIC, &ts))
-			return true;
+			return !sh->stop;
 		if (errno != ETIMEDOUT && errno != EINTR)
 			child_fail("sem_clockwait: %s", strerror(errno));
 		if (sh->stop)
@@ -545,6 +545,7 @@ static void run_waiter(void)
 
 	set_waiter_policy();
 	fd = lab_open("waiter");
+	sh->waiter_pid = getpid();
 	post(&sh->ready);
 	if (!wait_sem(&sh->go))
 		child_exit();
@@ -561,7 +562,6 @@ static void run_waiter(void)
 			if (!wait_blocked(sh->holder_pid[k]))
 				goto out;
 		sh->iter_done = 0;
-		post(&sh->burn_go);
 		for (h = 0; burst_hogs() && h < env.hogs; h++)
 			post(&sh->hog_go[h]);
 		ns = lab_lock(fd, m0, "waiter");
@@ -585,6 +585,20 @@ out:
 	sh->stop = 1;
 	close(fd);
 	child_exit();
+}
+
+/*
+ * The tail starts its critical section only once the waiter sleeps in
+ * LOCK, spinning (not sleeping) until then: an owner that slept here
+ * would turn every scenario into a sleeping-owner one.  It polls from
+ * user space, so it needs the CPU to notice: that is the inversion.
+ */
+static bool wait_waiter_blocked(void)
+{
+	while (px_task_state(sh->waiter_pid) != 'D')
+		if (sh->stop)
+			return false;
+	return true;
 }
 
 static void run_holder(int k)
@@ -612,7 +626,7 @@ static void run_holder(int k)
 			__atomic_fetch_add(&sh->chain_acq[k], 1, __ATOMIC_RELAXED);
 			lab_unlock(fd, m + 1, who);
 		} else {
-			if (!wait_sem(&sh->burn_go))
+			if (!wait_waiter_blocked())
 				break;
 			lab_usecs(fd, PROXYLAB_IOC_SLEEP, env.sleep_us, who);
 			lab_usecs(fd, PROXYLAB_IOC_BURN, env.burn_us, who);
@@ -863,7 +877,6 @@ static bool supervise(uint64_t deadline)
 				post(&sh->start[k]);
 				post(&sh->chain_go[k]);
 			}
-			post(&sh->burn_go);
 			post(&sh->go);
 		}
 		sleep_ns(10 * 1000 * 1000);
@@ -991,7 +1004,6 @@ static void init_sems(void)
 
 	sem_init(&sh->ready, 1, 0);
 	sem_init(&sh->go, 1, 0);
-	sem_init(&sh->burn_go, 1, 0);
 	sem_init(&sh->hog_fin, 1, 0);
 	for (i = 0; i < INV_MAX_DEPTH; i++) {
 		sem_init(&sh->start[i], 1, 0);

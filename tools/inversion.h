@@ -15,14 +15,17 @@
  *	wait held[k]	  <-------	post held[k]
  *	post chain_go[k<D-1] ---->	LOCK m(k+1)  (blocks: chain link)
  *	poll /proc: H(k<D-1) in D
- *	post burn_go	  ------->	tail: SLEEP, BURN
  *	post hog_go[h]	  ------->	hogs spin until iter_done or the cap
- *	LOCK m(0) -> wait_ns		... UNLOCK m(k+1), UNLOCK m(k)
+ *	LOCK m(0) -> wait_ns		tail spins until the waiter is in D,
+ *					then SLEEP, BURN
+ *					... UNLOCK m(k+1), UNLOCK m(k)
  *	iter_done = 1, UNLOCK m(0)
  *	wait fin[k], hog_fin  <---	post fin[k]
  *
  * So the waiter requests m(0) only once every holder really holds its
- * mutex and every link of the chain is really blocked.
+ * mutex and every link of the chain is really blocked, and the tail's
+ * critical section starts only once the waiter really waits (so no
+ * fair-server slot can let it finish early).
  */
 #ifndef PX_INVERSION_H
 #define PX_INVERSION_H
@@ -70,10 +73,10 @@ struct inv_shared {
 	sem_t		held[INV_MAX_DEPTH];
 	sem_t		chain_go[INV_MAX_DEPTH];
 	sem_t		fin[INV_MAX_DEPTH];
-	sem_t		burn_go;
 	sem_t		hog_go[INV_MAX_HOGS];
 	sem_t		hog_fin;
 
+	pid_t		waiter_pid;
 	pid_t		holder_pid[INV_MAX_DEPTH];
 	uint64_t	holder_acq[INV_MAX_DEPTH];	/* m(k) by holder k */
 	uint64_t	chain_acq[INV_MAX_DEPTH];	/* m(k+1) by holder k */
