@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The proxylab device and the inversion workloads: every lab error path
+# (labcheck), each scenario's result file (count == iterations, consistent),
+# renamedemo, and the inversion itself: with proxy execution off (or not
+# built) the rt and cfs waiters wait many times the owner's critical
+# section; with it on, that shrinks and football keeps the ball still.
+#
+# Usage: sh 40-lab.sh   (in the guest; tools in /usr/bin)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: debug
+# pxtest-timeout: 420
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/lab.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+
+# jfield FILE KEY [OBJECT]: a number or literal of the pretty-printed result
+# (one member per line), top level or inside "OBJECT": {...}.
+jfield() {
+	awk -v key="\"$2\":" -v obj="${3:-}" '
+		obj != "" && $1 == "\"" obj "\":" && $2 == "{" { inobj = 1; next }
+		inobj && /^ *}/ { inobj = 0 }
+		(obj == "" ? depth == 1 : inobj) && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }
+		{ l = $0; gsub(/"([^"\\]|\\.)*"/, "", l); depth += gsub(/[{[]/, "", l) - gsub(/[]}]/, "", l) }
+	' "$1"
+}
+
+# Balanced braces/brackets outside strings and the format header.
+json_sane() {
+	grep -q '"format": "proxyexec-latency"' "$1" && grep -q '"version": 1' "$1" &&
+	awk '{ gsub(/"([^"\\]|\\.)*"/, ""); d += gsub(/[{[]/, "") - gsub(/[]}]/, "") }
+	     END { exit d != 0 }' "$1"
+}
+
+if ! command -v inversion >/dev/null; then
+	notok lab/tools "inversion not in PATH: build/tools/bin missing from the image"
+	finish
+fi
+if [ ! -c /dev/proxylab ]; then
+	notok lab/device "no /dev/proxylab: kernel without CONFIG_PROXYLAB"
+	finish
+fi
+
+# Proxy execution is on when the kernel has it and the boot did not turn it off.
+proxy=off
+if grep -qw __sched_proxy_exec /proc/kallsyms 2>/dev/null &&
+   ! grep -qw 'proxy_exec=disable' /proc/cmdline; then
+	proxy=on
+fi
+rt_runtime=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+echo "# proxy execution: $proxy ($(uname -r); $(cat /proc/cmdline))"
+
+# labcheck prints its own ok/not ok lines.
+labcheck > "$T/labcheck.out" 2>&1
+rc=$?
+cat "$T/labcheck.out"
+grep -q '^ok lab/open' "$T/labcheck.out" || notok lab/labcheck "labcheck exited $rc without running"
+[ $rc = 0 ] || px_failed=$((px_failed + 1))
+
+check lab/usage-bad-scenario "bad scenario does not exit 2" \
+	sh -c 'inversion nosuch >/dev/null 2>&1; [ $? = 2 ]'
+check lab/usage-bad-number "bad -n does not exit 2" \
+	sh -c 'inversion rt -n 12x >/dev/null 2>&1; [ $? = 2 ]'
+check lab/usage-burn-over-cap "burn over the 10 s cap does not exit 2" \
+	sh -c 'inversion rt -b 10000001 >/dev/null 2>&1; [ $? = 2 ]'
+check lab/usage-xcpu-one-cpu "xcpu with one CPU does not exit 2" \
+	sh -c 'inversion xcpu -c 0 >/dev/null 2>&1; [ $? = 2 ]'
+check lab/usage-renamedemo "renamedemo with a stray argument does not exit 2" \
+	sh -c 'renamedemo stray >/dev/null 2>&1; [ $? = 2 ]'
+
+# scenario NAME ITERATIONS ARGS...: run, then check the result file.
+scenario() {
+	name=$1 n=$2; shift 2
+	out=$T/$name.json
+	inversion "$@" -n "$n" -q -t 120 -o "$out" --hist "$T/$name.hist" > "$T/$name.out" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		notok "lab/$name-runs" "exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+		return 1
+	fi
+	ok "lab/$name-runs"
+	grep -q 'consistency: .* -> OK$' "$T/$name.out" && ok "lab/$name-consistent" ||
+		notok "lab/$name-consistent" "$(grep consistency "$T/$name.out")"
+	if ! json_sane "$out"; then
+		notok "lab/$name-json" "$out is not a well-formed result file"
+		return 1
+	fi
+	count=$(jfield "$out" count latency)
+	[ "$count" = "$n" ] && [ "$(jfield "$out" ok)" = true ] &&
+		[ "$(jfield "$out" iterations_done checks)" = "$n" ] && ok "lab/$name-json" ||
+		notok "lab/$name-json" "count $count, want $n"
+	hcount=$(grep -v '^#' "$T/$name.hist" | awk '{ s += $3 } END { print s + 0 }')
+	[ "$hcount" = "$n" ] && ok "lab/$name-hist" || notok "lab/$name-hist" "hist holds $hcount, want $n"
+	echo "# $name: $(grep -A2 '^lock_wait' "$T/$name.out" | tail -1)"
+}
+
+# ratio NAME: the waiter's p99 over the owner's burn (integer).
+ratio() {
+	p99=$(jfield "$T/$1.json" p99 latency)
+	burn=$(jfield "$T/$1.json" burn_ns params)
+	echo $(( p99 / (burn > 0 ? burn : 1) ))
+}
+
+scenario rt 20 rt -b 1000
+scenario cfs 5 cfs -b 1000
+scenario cfs-throttle 3 cfs -b 1000 --throttle
+scenario dl 10 dl -b 1000
+scenario chain 10 chain -D 3 -b 1000
+scenario xcpu 10 xcpu -b 1000
+scenario sleep-owner 10 sleep-owner -s 1000 -b 200
+check lab/chain-depth "chain result does not record depth 3" \
+	sh -c "grep -q '\"depth\": 3,' '$T/chain.json'"
+
+# The inversion (proxy off) or its shrinking (proxy on).
+for s in rt cfs; do
+	[ -f "$T/$s.json" ] || continue
+	r=$(ratio $s)
+	if [ $proxy = off ]; then
+		[ "$r" -ge 5 ] && ok "lab/$s-inversion-shown" ||
+			notok "lab/$s-inversion-shown" "p99 only ${r}x the burn with proxy off"
+	else
+		lim=10; [ $s = cfs ] && lim=30
+		[ "$r" -lt $lim ] && ok "lab/$s-inversion-bounded" ||
+			notok "lab/$s-inversion-bounded" "p99 ${r}x the burn with proxy on (limit ${lim}x)"
+	fi
+done
+
+# football: exit 3 when the ball moves; it must not with proxy on.
+inversion football -d 2s -q -t 120 -o "$T/football.json" > "$T/football.out" 2>&1
+rc=$?
+echo "# football ($proxy): $(grep '^football:' "$T/football.out")"
+case $proxy:$rc in
+on:0|off:0|off:3) ok lab/football-runs ;;
+*) notok lab/football-runs "exit $rc: $(tr '\n' ' ' < "$T/football.out" | tail -c 300)" ;;
+esac
+[ $proxy = on ] && { [ $rc = 0 ] && ok lab/football-ball-still ||
+	notok lab/football-ball-still "$(grep '^football:' "$T/football.out")"; }
+json_sane "$T/football.json" && ok lab/football-json || notok lab/football-json "bad result file"
+
+# renamedemo: real rename lock, real result file.
+renamedemo -n 300 -q -o "$T/rename.json" > "$T/rename.out" 2>&1
+rc=$?
+echo "# rename: $(grep -A2 '^rename' "$T/rename.out" | tail -1)"
+[ $rc = 0 ] && ok lab/renamedemo-runs ||
+	notok lab/renamedemo-runs "exit $rc: $(tr '\n' ' ' < "$T/rename.out" | tail -c 300)"
+json_sane "$T/rename.json" && [ "$(jfield "$T/rename.json" count latency)" = 300 ] &&
+	ok lab/renamedemo-json || notok lab/renamedemo-json "count is not 300"
+
+# Nothing may stay held or configured after the workloads.
+held=$(awk '!/^#/ && $2 != 0' /sys/kernel/debug/proxylab_state 2>/dev/null | wc -l)
+[ "$held" = 0 ] && ok lab/nothing-held-after || notok lab/nothing-held-after "$held mutexes held"
+[ ! -d /sys/fs/cgroup/pxinv-bg ] && [ ! -d /sys/fs/cgroup/pxrename-bg ] &&
+	ok lab/cgroups-removed || notok lab/cgroups-removed "workload cgroup left behind"
+[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt_runtime" ] && ok lab/rt-runtime-restored ||
+	notok lab/rt-runtime-restored "sched_rt_runtime_us not restored to $rt_runtime"
+finish
