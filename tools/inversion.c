@@ -394,8 +394,14 @@ static void __attribute__((noreturn, format(printf, 1, 2))) child_fail(const cha
 	_exit(EXIT_FAIL);
 }
 
-/* Wait for @s in slices, so that a stop is noticed; false on stop. */
-static bool wait_sem(sem_t *s)
+/*
+ * A stop takes effect between iterations only: once the waiter started
+ * one, every role finishes it, so all counts add up after a Ctrl-C too.
+ * wait_sem() is for the waits between iterations and returns false on a
+ * stop; wait_step() is for those inside one and returns false only when
+ * a child failed (the parent's timeout kills what never finishes).
+ */
+static bool wait_slices(sem_t *s, bool stoppable)
 {
 	struct timespec ts;
 
@@ -406,13 +412,24 @@ static bool wait_sem(sem_t *s)
 			ts.tv_sec++;
 			ts.tv_nsec -= NSEC_PER_SEC;
 		}
+		/* A post means an iteration started: finish it, stop or not. */
 		if (!sem_clockwait(s, CLOCK_MONOTONIC, &ts))
-			return !sh->stop;
+			return true;
 		if (errno != ETIMEDOUT && errno != EINTR)
 			child_fail("sem_clockwait: %s", strerror(errno));
-		if (sh->stop)
+		if ((stoppable && sh->stop) || sh->failed)
 			return false;
 	}
+}
+
+static bool wait_sem(sem_t *s)
+{
+	return wait_slices(s, true);
+}
+
+static bool wait_step(sem_t *s)
+{
+	return wait_slices(s, false);
 }
 
 static void post(sem_t *s)
@@ -477,17 +494,14 @@ static void __attribute__((noreturn)) child_exit(void)
 	_exit(sh->failed ? EXIT_FAIL : EXIT_OK);
 }
 
-/* Until @pid sleeps in LOCK (TASK_KILLABLE shows as D); false on stop. */
+/* Until @pid sleeps in LOCK (TASK_KILLABLE shows as D); a step. */
 static bool wait_blocked(pid_t pid)
 {
 	const struct timespec nap = { 0, 20000 };
-	uint64_t end = px_now_ns() + 10 * NSEC_PER_SEC;
 
 	while (px_task_state(pid) != 'D') {
-		if (sh->stop)
+		if (sh->failed)
 			return false;
-		if (px_now_ns() > end)
-			child_fail("waiter: chain holder %d never blocked on its next mutex", pid);
 		nanosleep(&nap, NULL);
 	}
 	return true;
@@ -554,7 +568,7 @@ static void run_waiter(void)
 		for (k = 0; k < env.depth; k++)
 			post(&sh->start[k]);
 		for (k = 0; k < env.depth; k++)
-			if (!wait_sem(&sh->held[k]))
+			if (!wait_step(&sh->held[k]))
 				goto out;
 		for (k = 0; k + 1 < env.depth; k++)
 			post(&sh->chain_go[k]);
@@ -574,10 +588,10 @@ static void run_waiter(void)
 			fflush(stdout);
 		}
 		for (k = 0; k < env.depth; k++)
-			if (!wait_sem(&sh->fin[k]))
+			if (!wait_step(&sh->fin[k]))
 				goto out;
 		for (h = 0; burst_hogs() && h < env.hogs; h++)
-			if (!wait_sem(&sh->hog_fin))
+			if (!wait_step(&sh->hog_fin))
 				goto out;
 		sh->iterations++;
 	}
@@ -596,7 +610,7 @@ out:
 static bool wait_waiter_blocked(void)
 {
 	while (px_task_state(sh->waiter_pid) != 'D')
-		if (sh->stop)
+		if (sh->failed)
 			return false;
 	return true;
 }
@@ -620,7 +634,7 @@ static void run_holder(int k)
 		__atomic_fetch_add(&sh->holder_acq[k], 1, __ATOMIC_RELAXED);
 		post(&sh->held[k]);
 		if (!tail) {
-			if (!wait_sem(&sh->chain_go[k]))
+			if (!wait_step(&sh->chain_go[k]))
 				break;
 			lab_lock(fd, m + 1, who);
 			__atomic_fetch_add(&sh->chain_acq[k], 1, __ATOMIC_RELAXED);
@@ -667,7 +681,7 @@ static void run_hog(int h)
 			;
 		child_exit();
 	}
-	while (wait_sem(&sh->hog_go[h]) && !sh->stop) {
+	while (wait_sem(&sh->hog_go[h])) {
 		hog_burst(env.hog_cap_us * NSEC_PER_USEC);
 		post(&sh->hog_fin);
 	}
@@ -861,23 +875,13 @@ static bool supervise(uint64_t deadline)
 			sh->stop = 1;
 		}
 		if (sh->stop && !grace)
-			grace = px_now_ns() + 5 * NSEC_PER_SEC +
-				2 * (env.burn_us + env.sleep_us + env.hog_cap_us) * NSEC_PER_USEC;
+			grace = px_now_ns() + 10 * NSEC_PER_SEC +
+				4 * (env.burn_us + env.sleep_us + env.hog_cap_us) * NSEC_PER_USEC;
 		if (grace && px_now_ns() > grace) {
 			px_warnx("children still running after the grace time: killing them");
 			kill_children();
 			ok = false;
 			grace = UINT64_MAX;
-		}
-		/* Wake children parked on semaphores so they see the stop. */
-		if (sh->stop) {
-			int k;
-
-			for (k = 0; k < INV_MAX_DEPTH; k++) {
-				post(&sh->start[k]);
-				post(&sh->chain_go[k]);
-			}
-			post(&sh->go);
 		}
 		sleep_ns(10 * 1000 * 1000);
 	}
