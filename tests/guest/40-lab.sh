@@ -71,6 +71,19 @@ check lab/usage-xcpu-one-cpu "xcpu with one CPU does not exit 2" \
 check lab/usage-renamedemo "renamedemo with a stray argument does not exit 2" \
 	sh -c 'renamedemo stray >/dev/null 2>&1; [ $? = 2 ]'
 
+# Policies that cannot be set say which and why: a DEADLINE waiter must be
+# allowed on its whole root domain, so taskset to one CPU makes it refused
+# (admission checks are on only while sched_rt_runtime_us is not -1).
+taskset 1 inversion dl -n 1 -q --keep-throttle > "$T/dlbusy.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q 'SCHED_DEADLINE refused: .*root domain' "$T/dlbusy.out" &&
+	ok lab/dl-refused-says-why ||
+	notok lab/dl-refused-says-why "exit $rc: $(tr '\n' ' ' < "$T/dlbusy.out" | tail -c 200)"
+inversion cfs -n 1 -q --cgroup ../escape > "$T/cgbad.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q 'cfs: cannot create cgroup' "$T/cgbad.out" && ok lab/cgroup-error-says-why ||
+	notok lab/cgroup-error-says-why "exit $rc: $(tr '\n' ' ' < "$T/cgbad.out" | tail -c 200)"
+
 # scenario NAME ITERATIONS ARGS...: run, then check the result file.
 scenario() {
 	name=$1 n=$2; shift 2

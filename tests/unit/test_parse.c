@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Strict number, duration and CPU-list parsing: accepted and refused input. */
+#include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pxutil.h"
 #include "unit.h"
@@ -77,11 +81,70 @@ static void test_cpulist(void)
 	CHECK("cpulist-huge", px_parse_cpulist("99999", &set) == -ERANGE, "accepted");
 }
 
+static long arg_pid;
+
+static error_t parse_pid(int key, char *arg, struct argp_state *state)
+{
+	if (key != 'p')
+		return ARGP_ERR_UNKNOWN;
+	arg_pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
+	return 0;
+}
+
+/*
+ * px_arg_long() in a real argp parser: "-p ARG" in a child with stderr on
+ * a pipe; returns the exit status (-1 if killed) and the first line.
+ */
+static int run_argp(const char *arg, char *line, size_t len)
+{
+	static const struct argp_option opts[] = { { "pid", 'p', "PID", 0, "", 0 }, {} };
+	static const struct argp argp = { opts, parse_pid, NULL, NULL, NULL, NULL, NULL };
+	int fd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		char *argv[] = { "prog", "-p", (char *)arg, NULL };
+
+		dup2(fd[1], 2);
+		argp_err_exit_status = 2;
+		argp_parse(&argp, 3, argv, 0, NULL, NULL);
+		exit(arg_pid == 42 ? 0 : 1);
+	}
+	close(fd[1]);
+	n = read(fd[0], line, len - 1);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_argp(void)
+{
+	char line[256];
+	int rc;
+
+	rc = run_argp("x12", line, sizeof(line));
+	CHECK("arg-invalid-exit", rc == 2, "exit %d", rc);
+	CHECK_STR("arg-invalid-message", line, "invalid PID: x12");
+	rc = run_argp("0", line, sizeof(line));
+	CHECK("arg-range-exit", rc == 2, "exit %d", rc);
+	CHECK_STR("arg-range-message", line, "invalid PID: 0 (allowed: 1..2147483647)");
+	rc = run_argp("42", line, sizeof(line));
+	CHECK("arg-valid-exit", rc == 0, "exit %d, stderr '%s'", rc, line);
+}
+
 int main(void)
 {
 	test_long();
 	test_u64();
 	test_duration();
 	test_cpulist();
+	test_argp();
 	return unit_exit();
 }
