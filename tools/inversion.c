@@ -63,7 +63,7 @@ static struct env {
 	int		weight;
 	const char	*cpu_max;
 	uint64_t	dl_runtime_us, dl_deadline_us, dl_period_us;
-	bool		keep_throttle, quiet, verbose;
+	bool		keep_throttle, quiet, verbose, fb_float;
 	const char	*json_path, *hist_path;
 	uint64_t	timeout_s;
 } env = {
@@ -123,6 +123,7 @@ enum option_values {
 	OPT_DL_PERIOD,
 	OPT_DL_RUNTIME,
 	OPT_FIRST_MUTEX,
+	OPT_FLOAT,
 	OPT_HIST,
 	OPT_HOG_CAP,
 	OPT_HOG_PRIO,
@@ -144,6 +145,7 @@ static const struct argp_option opts[] = {
 	{ "dl-period", OPT_DL_PERIOD, "USEC", 0, "dl: waiter's period (default 20000)", 0 },
 	{ "dl-runtime", OPT_DL_RUNTIME, "USEC", 0, "dl: waiter's runtime (default 5000)", 0 },
 	{ "duration", 'd', "TIME", 0, "run this long instead of -n (e.g. 5s, 500ms; default unit s); football: game length (default 3s)", 0 },
+	{ "float", OPT_FLOAT, NULL, 0, "football: let every task run on any of the CPUs (default: team k on the k-th CPU)", 0 },
 	{ "first-mutex", OPT_FIRST_MUTEX, "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "hog-cap", OPT_HOG_CAP, "USEC", 0, "longest hog burst per iteration (default 100000)", 0 },
@@ -244,6 +246,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FIRST_MUTEX:
 		env.first_mutex = px_arg_long(state, "mutex index", arg, 0,
 					      PROXYLAB_NR_MUTEXES - 1);
+		break;
+	case OPT_FLOAT:
+		env.fb_float = true;
 		break;
 	case OPT_HIST:
 		env.hist_path = arg;
@@ -690,10 +695,20 @@ static void run_hog(int h)
 
 /* ------------------------------------------------------------ football */
 
-static void pin_set_or_fail(const char *who)
+/* The k-th CPU of --cpus, or all of them with --float. */
+static void pin_team_or_fail(int k, const char *who)
 {
-	if (px_pin_self_set(&env.cpus))
-		child_fail("%s: cannot set affinity: %s", who, strerror(errno));
+	int cpu, n = 0;
+
+	if (env.fb_float) {
+		if (px_pin_self_set(&env.cpus))
+			child_fail("%s: cannot set affinity: %s", who, strerror(errno));
+		return;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &env.cpus) && n++ == k)
+			break;
+	pin_or_fail(cpu, who);
 }
 
 /*
@@ -707,7 +722,7 @@ static void run_fb_owner(int k)
 	int fd, m = env.first_mutex + k;
 
 	snprintf(who, sizeof(who), "owner %d", k);
-	pin_set_or_fail(who);
+	pin_team_or_fail(k, who);
 	other_or_fail(who);
 	fd = lab_open(who);
 	lab_lock(fd, m, who);
@@ -732,7 +747,7 @@ static void run_fb_defense(int k)
 	uint64_t ns, i;
 
 	snprintf(who, sizeof(who), "defense %d", k);
-	pin_set_or_fail(who);
+	pin_team_or_fail(k, who);
 	fifo_or_fail(env.defense_prio, who);
 	fd = lab_open(who);
 	post(&sh->ready);
@@ -760,7 +775,7 @@ static void run_fb_offense(int k)
 	char who[32];
 
 	snprintf(who, sizeof(who), "offense %d", k);
-	pin_set_or_fail(who);
+	pin_team_or_fail(k, who);
 	fifo_or_fail(env.offense_prio, who);
 	post(&sh->ready);
 	if (!wait_sem(&sh->go))
@@ -1110,6 +1125,7 @@ static void json_params(struct px_json *j)
 	case SC_FOOTBALL:
 		px_json_i64(j, "defense_prio", env.defense_prio);
 		px_json_i64(j, "offense_prio", env.offense_prio);
+		px_json_bool(j, "float", env.fb_float);
 		break;
 	default:
 		px_json_string(j, "waiter_policy", "SCHED_FIFO");
@@ -1265,9 +1281,9 @@ static void print_header(void)
 		return;
 	printf("inversion %s: %s\n", env.sc->name, env.sc->help);
 	if (env.sc->id == SC_FOOTBALL)
-		printf("  game %" PRIu64 " ms on CPUs %s, owners burn %" PRIu64 " us\n",
+		printf("  game %" PRIu64 " ms on CPUs %s (%s), owners burn %" PRIu64 " us\n",
 		       env.duration_ns / 1000000, px_cpulist_str(&env.cpus, buf, sizeof(buf)),
-		       env.burn_us);
+		       env.fb_float ? "floating" : "team k on the k-th CPU", env.burn_us);
 	else
 		printf("  %s%" PRIu64 " %s, depth %d, burn %" PRIu64 " us, sleep %" PRIu64
 		       " us, %d hog(s)%s, waiter CPU %d, owner CPU %d\n",
