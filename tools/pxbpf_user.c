@@ -112,8 +112,9 @@ int pxbpf_loop(struct pxbpf_env *env, const char *what,
 	int err;
 
 	pxbpf_handle_signals();
-	if (!env->json)
-		printf("Tracing %s... Hit Ctrl-C to end.\n", what);
+	/* With -j stdout carries JSON only: announce on stderr. */
+	fprintf(env->json ? stderr : stdout,
+		"Tracing %s... Hit Ctrl-C to end.\n", what);
 	fflush(stdout);
 	while (1) {
 		pxbpf_sleep(env->interval);

@@ -60,7 +60,8 @@ int pxbpf_init(const struct argp *argp, int argc, char **argv,
 	       struct pxbpf_env *env);
 
 /*
- * The libbpf-tools main loop: announce "Tracing @what..." (not with -j),
+ * The libbpf-tools main loop: announce "Tracing @what..." (on stderr
+ * with -j),
  * then every interval call @print(@ctx) until count runs out, @print fails
  * or SIGINT/SIGTERM arrives (the last interval is printed then too).
  */

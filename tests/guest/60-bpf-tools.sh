@@ -1,0 +1,279 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The libbpf tools against lab scenarios of known shape: pxchain sees the
+# configured chain depth, pxdonor the donor runtime of a cfs inversion's
+# waiter/owner pair (and the owner's cgroup), pxwakelat one lock wait and
+# at least one waiter wakeup per acquisition, proxytop -b the header and
+# the owner's row.  With proxy_exec=disable every tool runs and reports
+# no proxy activity.  Error paths: bad arguments, no BTF, no sched_proxy
+# events, not root.
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-timeout: 400
+set -u
+. ./lib/pxtest.sh
+T=/tmp/bpftools.$$
+CG=/sys/fs/cgroup/pxt60
+mkdir -p "$T"
+cleanup() {
+	[ -d $CG ] && { while read -r q; do
+		echo "$q" > /sys/fs/cgroup/cgroup.procs; done < $CG/cgroup.procs; rmdir $CG; } 2>/dev/null
+	sed -i '/^pxt60:/d' /etc/passwd 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup 0
+
+TOOLS="pxchain pxdonor pxwakelat proxytop"
+proxy=1
+grep -qw 'proxy_exec=disable' /proc/cmdline && proxy=0
+boot=$([ $proxy = 1 ] && echo proxy || echo noproxy)
+# Diagnostics for the log, never parsed.
+say() { echo "# $*"; }
+
+# start NAME TOOL ARGS...: run a tool in the background into $T/NAME.{out,err}
+# and wait (30 s at most) for its "Hit Ctrl-C" banner: BPF attached.
+start() {
+	n=$1; shift
+	"$@" > "$T/$n.out" 2> "$T/$n.err" &
+	p=$!
+	eval "pid_$n=$p"
+	i=0
+	while [ $i -lt 300 ] && kill -0 $p 2>/dev/null; do
+		cat "$T/$n.out" "$T/$n.err" | grep -q 'Hit Ctrl-C' && return 0
+		usleep 100000
+		i=$((i + 1))
+	done
+	say "$n did not start: $(head -3 "$T/$n.err")"
+	kill -INT $p 2>/dev/null
+	wait $p
+	return 1
+}
+
+# stop NAME: SIGINT (final summary, detach); sets $rc.
+stop() {
+	p=$(eval echo "\$pid_$1")
+	kill -INT "$p" 2>/dev/null
+	rc=0
+	wait "$p" || rc=$?
+}
+
+# ------------------------------------------------------------ error paths
+
+for t in $TOOLS; do
+	# Bad arguments: usage on stderr, non-zero exit, nothing loaded.
+	for bad in "--bogus" "0" "-p notapid" "-c /no/such/cgroup" "1 2 3"; do
+		rc=0
+		# shellcheck disable=SC2086
+		$t $bad > "$T/bad.out" 2> "$T/bad.err" || rc=$?
+		if [ $rc -ne 0 ] && grep -qi 'usage' "$T/bad.err"; then
+			ok "bpf-tools/$boot/$t/bad-args '$bad'"
+		else
+			notok "bpf-tools/$boot/$t/bad-args '$bad'" "exit $rc, stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
+		fi
+	done
+	rc=0
+	$t -h > "$T/help.out" 2>&1 || rc=$?
+	if [ $rc -eq 0 ] && grep -q 'EXAMPLES' "$T/help.out"; then ok "bpf-tools/$boot/$t/help"
+	else notok "bpf-tools/$boot/$t/help" "exit $rc or no EXAMPLES in -h"; fi
+
+	# expect_err NAME REGEX ENV...: one clear line matching REGEX, exit != 0.
+	expect_err() {
+		n=$1 re=$2; shift 2
+		rc=0
+		env "$@" "$t" 1 1 > "$T/e.out" 2> "$T/e.err" || rc=$?
+		if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] && grep -q "$re" "$T/e.err"; then
+			ok "bpf-tools/$boot/$t/$n"
+		else
+			notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
+		fi
+	}
+	expect_err no-btf 'no BTF.*CONFIG_DEBUG_INFO_BTF' PXBPF_VMLINUX_BTF=/nonexistent
+	# A BTF file without the sched_proxy events stands for a stock kernel.
+	expect_err no-events 'no sched_proxy trace events.*CONFIG_PROXY_EXEC' \
+		PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o"
+done
+
+grep -q '^pxt60:' /etc/passwd || echo 'pxt60:x:60600:60600:pxt60:/:/bin/sh' >> /etc/passwd
+for t in $TOOLS; do
+	rc=0
+	su pxt60 -s /bin/sh -c "$t 1 1" > "$T/e.out" 2> "$T/e.err" || rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] && grep -q 'must run as root' "$T/e.err"; then
+		ok "bpf-tools/$boot/$t/not-root"
+	else
+		notok "bpf-tools/$boot/$t/not-root" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
+	fi
+done
+
+# ------------------------------------------------------------- behaviour
+
+if [ ! -c /dev/proxylab ] || ! command -v inversion > /dev/null; then
+	notok "bpf-tools/$boot/lab" "no /dev/proxylab or no inversion program"
+	finish
+fi
+# Everything the scenarios start lives in $CG, so -c filters them.
+mkdir -p $CG
+echo $$ > $CG/cgroup.procs
+
+# --- pxchain: chain of depth D.  The SCHED_FIFO waiter donates through all
+# D mutexes; chain holders that are picked themselves donate through fewer.
+# Per donor: the deepest histogram is at exactly D and holds all its mass.
+D=3 N=30
+if start chain pxchain -D -j -c pxt60 99; then
+	rc=0
+	inversion chain -D $D -n $N -q > "$T/inv.out" 2>&1 || rc=$?
+	[ $rc -eq 0 ] || say "inversion chain: exit $rc: $(tail -2 "$T/inv.out")"
+	stop chain
+	say "pxchain: $(cat "$T/chain.out")"
+	# One line per donor: pid maxdepth count_at_max total.
+	tr '{' '\n' < "$T/chain.out" | grep '"depth":' | awk '{
+		pid = $0; sub(/.*"pid":/, "", pid); sub(/,.*/, "", pid)
+		s = $0; sub(/.*"depth":/, "", s); gsub(/[][}]/, " ", s)
+		n = split(s, a, /[ ,]+/); max = 0; tot = 0
+		for (i = 1; i < n; i += 2) if (a[i] != "") {
+			d = a[i] + 0; c = a[i + 1] + 0; tot += c
+			if (d > max) { max = d; atmax = c }
+		}
+		print pid, max, atmax, tot
+	}' > "$T/chain.sum"
+	say "per donor (pid maxdepth at_max total): $(tr '\n' ';' < "$T/chain.sum")"
+	deepest=$(awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }' "$T/chain.sum")
+	if [ $rc -ne 0 ]; then
+		notok "bpf-tools/$boot/pxchain/depth" "pxchain exit $rc: $(head -2 "$T/chain.err")"
+	elif [ $proxy = 0 ]; then
+		if [ -s "$T/chain.sum" ]; then notok "bpf-tools/$boot/pxchain/no-picks" "proxy picks on a proxy_exec=disable boot"
+		elif grep -q '"hists":\[\]' "$T/chain.out"; then ok "bpf-tools/$boot/pxchain/no-picks"
+		else notok "bpf-tools/$boot/pxchain/no-picks" "no JSON summary on SIGINT"; fi
+	elif [ "$deepest" != $D ]; then
+		notok "bpf-tools/$boot/pxchain/depth" "deepest chain $deepest, scenario depth $D"
+	elif awk -v d=$D -v n=$N '$2 == d && ($3 != $4 || $3 < n) { bad = 1 } END { exit !bad }' "$T/chain.sum"; then
+		notok "bpf-tools/$boot/pxchain/depth" "depth-$D donor has picks at other depths or fewer than $N"
+	else
+		ok "bpf-tools/$boot/pxchain/depth"
+	fi
+else
+	notok "bpf-tools/$boot/pxchain/depth" "pxchain did not start: $(head -2 "$T/chain.err")"
+fi
+
+# --- pxdonor + proxytop: cfs inversion.  The owner (in cgroup pxinv-bg,
+# cpu.weight 1) burns B us per iteration while the waiter (normal weight)
+# waits: with proxy execution nearly all of that runs on the waiter's
+# behalf.  Donated time must be 50..150% of N*B.
+if [ $proxy = 1 ]; then
+	N=20 B=5000
+	inv="inversion cfs -n $N -b $B -q"
+else
+	# Without proxy the weight-1 owner would starve: use rt (hog-capped).
+	N=10 B=1000
+	inv="inversion rt -n $N -b $B -q"
+fi
+if start donor pxdonor -G -c pxt60 99; then
+	rc=0
+	$inv > "$T/inv.out" 2>&1 &
+	ipid=$!
+	owner=
+	i=0
+	while [ $proxy = 1 ] && [ -z "$owner" ] && [ $i -lt 100 ]; do
+		owner=$(head -1 /sys/fs/cgroup/pxinv-bg/cgroup.procs 2>/dev/null)
+		usleep 50000
+		i=$((i + 1))
+	done
+	proxytop -b -n 2 -d 1 -G > "$T/top-g.out" 2> "$T/top-g.err" &
+	tpid=$!
+	proxytop -b -n 2 -d 1 > "$T/top.out" 2> "$T/top.err" || rc=$?
+	wait $tpid || rc=$?
+	trc=$rc
+	rc=0
+	wait $ipid || rc=$?
+	[ $rc -eq 0 ] || say "$inv: exit $rc: $(tail -2 "$T/inv.out")"
+	stop donor
+	drc=$rc
+	say "owner pid ${owner:-?}; pxdonor:"
+	sed 's/^/#   /' "$T/donor.out"
+	say "proxytop:"
+	sed 's/^/#   /' "$T/top.out" "$T/top-g.out"
+	if [ $drc -ne 0 ]; then
+		notok "bpf-tools/$boot/pxdonor/donated" "pxdonor exit $drc: $(head -2 "$T/donor.err")"
+	elif [ $proxy = 0 ]; then
+		if grep -q '^donor runtime (all pairs, completed stretches): 0.000 ms' "$T/donor.out" &&
+		   grep -q '(no proxy stretches)' "$T/donor.out"; then
+			ok "bpf-tools/$boot/pxdonor/no-donation"
+		else
+			notok "bpf-tools/$boot/pxdonor/no-donation" "donor runtime on a proxy_exec=disable boot"
+		fi
+	else
+		# Pair rows: DONOR PID OWNER PID DONATED_ms STRETCHES MAX_us
+		ms=$(awk -v o="$owner" 'NF == 7 && $4 == o && $2 != o { s += $5 } END { print s + 0 }' "$T/donor.out")
+		want=$((N * B / 1000))
+		say "donated to owner $owner: $ms ms; owner burned $want ms while holding"
+		if [ -z "$owner" ]; then
+			notok "bpf-tools/$boot/pxdonor/donated" "no owner pid found in pxinv-bg"
+		elif awk -v m="$ms" -v w=$want 'BEGIN { exit !(m >= 0.5 * w && m <= 1.5 * w) }'; then
+			ok "bpf-tools/$boot/pxdonor/donated"
+		else
+			notok "bpf-tools/$boot/pxdonor/donated" "$ms ms donated to owner $owner, want $want ms +-50%"
+		fi
+		# Cgroup pairs: the owner's cgroup received donor runtime.
+		if awk 'NF == 5 && $2 == "/pxinv-bg" && $3 > 0 { f = 1 } END { exit !f }' "$T/donor.out"; then
+			ok "bpf-tools/$boot/pxdonor/cgroup"
+		else
+			notok "bpf-tools/$boot/pxdonor/cgroup" "no cgroup pair with owner cgroup /pxinv-bg"
+		fi
+	fi
+	# proxytop: header twice; with proxy, the owner's row names its cgroup
+	# and a donor; without, no activity.
+	if [ $trc -ne 0 ]; then
+		notok "bpf-tools/$boot/proxytop/batch" "exit $trc: $(head -2 "$T/top.err")"
+	elif [ "$(grep -c '^proxy picks/s: .* donated CPU: ' "$T/top.out")" -ne 2 ]; then
+		notok "bpf-tools/$boot/proxytop/batch" "header not printed twice"
+	elif [ $proxy = 0 ]; then
+		if grep -q '^proxy picks/s: 0.0 ' "$T/top.out" &&
+		   [ "$(grep -c '(no proxy activity' "$T/top.out")" -eq 2 ]; then
+			ok "bpf-tools/$boot/proxytop/batch"
+		else
+			notok "bpf-tools/$boot/proxytop/batch" "proxy activity on a proxy_exec=disable boot"
+		fi
+	elif awk -v o="$owner" '$1 == o && $3 == "/pxinv-bg" && $4 > 0 && $9 != o { f = 1 } END { exit !f }' "$T/top.out"; then
+		ok "bpf-tools/$boot/proxytop/batch"
+	else
+		notok "bpf-tools/$boot/proxytop/batch" "no row for owner $owner in /pxinv-bg with donor runtime and a donor"
+	fi
+	if [ $proxy = 1 ]; then
+		if grep -q '^/pxinv-bg ' "$T/top-g.out"; then ok "bpf-tools/$boot/proxytop/cgroups"
+		else notok "bpf-tools/$boot/proxytop/cgroups" "no /pxinv-bg row in the cgroup view"; fi
+	fi
+else
+	notok "bpf-tools/$boot/pxdonor/donated" "pxdonor did not start: $(head -2 "$T/donor.err")"
+fi
+
+# --- pxwakelat: rt inversion.  Each iteration the SCHED_FIFO waiter blocks
+# on the owner's mutex once: N blocked acquisitions, at least N waiter or
+# donor wakeups; donors only with proxy execution.
+N=20
+if start wake pxwakelat -j -w -c pxt60 99; then
+	rc=0
+	inversion rt -n $N -q > "$T/inv.out" 2>&1 || rc=$?
+	[ $rc -eq 0 ] || say "inversion rt: exit $rc: $(tail -2 "$T/inv.out")"
+	stop wake
+	say "pxwakelat: $(cat "$T/wake.out")"
+	num() { sed -n "s/.*\"$1\":{\"count\":\([0-9]*\).*/\1/p" "$T/wake.out"; }
+	acq=$(sed -n 's/.*"mutex_wait":{"acquired":\([0-9]*\).*/\1/p' "$T/wake.out")
+	waiter=$(num waiter) donor=$(num donor)
+	say "acquired=$acq waiter=$waiter donor=$donor"
+	if [ $rc -ne 0 ] || [ -z "$acq" ]; then
+		notok "bpf-tools/$boot/pxwakelat/counts" "pxwakelat exit $rc: $(head -2 "$T/wake.err")"
+	elif [ "$acq" -lt $N ] || [ "$acq" -gt $((N + N / 2)) ]; then
+		notok "bpf-tools/$boot/pxwakelat/counts" "$acq blocked acquisitions, scenario made $N"
+	elif [ $((waiter + donor)) -lt "$acq" ]; then
+		notok "bpf-tools/$boot/pxwakelat/counts" "$((waiter + donor)) waiter wakeups < $acq acquisitions"
+	elif [ $proxy = 1 ] && [ "$donor" -eq 0 ]; then
+		notok "bpf-tools/$boot/pxwakelat/counts" "no wakeup of a waiter that donated"
+	elif [ $proxy = 0 ] && [ "$donor" -ne 0 ]; then
+		notok "bpf-tools/$boot/pxwakelat/counts" "$donor donor wakeups on a proxy_exec=disable boot"
+	else
+		ok "bpf-tools/$boot/pxwakelat/counts"
+	fi
+else
+	notok "bpf-tools/$boot/pxwakelat/counts" "pxwakelat did not start: $(head -2 "$T/wake.err")"
+fi
+
+finish
