@@ -142,10 +142,19 @@ void pxbpf_handle_signals(void)
 
 void pxbpf_sleep(long seconds)
 {
-	struct timespec ts = { .tv_sec = seconds };
+	__u64 deadline = px_now_ns() + seconds * 1000000000ULL, now;
+	struct timespec ts;
 
-	if (!pxbpf_exiting)
+	/* In slices, so a signal just before nanosleep() is not missed. */
+	while (!pxbpf_exiting && (now = px_now_ns()) < deadline) {
+		__u64 left = deadline - now;
+
+		if (left > 200000000ULL)
+			left = 200000000ULL;
+		ts.tv_sec = 0;
+		ts.tv_nsec = left;
 		nanosleep(&ts, NULL);
+	}
 }
 
 /* ------------------------------------------------------------ preflight */
