@@ -75,6 +75,10 @@ $(PX_BPF_OUT) $(PX_BPF_BIN):
 $(PX_BPF_OUT)/vmlinux.h: $(PX_BPF_VMLINUX) | $(PX_BPF_OUT)
 	$(PX_BPF_MSG) BTF $@
 	$(PX_BPF_Q)$(BPFTOOL) btf dump file $< format c > $@.tmp
+	$(PX_BPF_Q)n=$$($(BPFTOOL) btf dump file $< format raw | grep -c "STRUCT 'task_struct' "); \
+	[ "$$n" = 1 ] || echo "bpf.mk: warning: $< has $$n struct task_struct in its BTF" \
+		"(objects built with different configs, e.g. a stale ccache hit):" \
+		"CO-RE relocations will be ambiguous and the tools will not load" >&2
 	$(PX_BPF_Q)mv $@.tmp $@
 
 # No rule makes the kernel: say what to do instead.
