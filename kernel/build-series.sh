@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Bisectability check: build the tree at every step of kernel/series, with
+# CONFIG_PROXY_EXEC=y and =n.  Not run in CI (it takes long); run it after
+# reordering or splitting patches.
+#
+# Usage: kernel/build-series.sh [--full] [--from N]
+#   default  compile the directories each step touches (kernel/, drivers/misc)
+#   --full   link a whole vmlinux at every step (slow: a task_struct change
+#            rebuilds everything)
+#   --from N start at patch N (1-based)
+# Log: build/series-check/<step>-<y|n>.log; a failing step stops the run.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+full='' from=1
+while test $# -gt 0; do
+	case $1 in
+	--full) full=1 ;;
+	--from) from=${2:?--from needs N}; shift ;;
+	*) echo "usage: kernel/build-series.sh [--full] [--from N]" >&2; exit 2 ;;
+	esac
+	shift
+done
+base=$top/build/linux
+[ -d "$base/.git" ] || { echo "build-series: no tree at $base (make tree)" >&2; exit 1; }
+wt=$top/build/linux-series
+logs=$top/build/series-check
+mkdir -p "$logs"
+[ -e "$wt/.git" ] || git -C "$base" worktree add -q --detach "$wt" pristine
+n=0
+grep -v -e '^#' -e '^[[:space:]]*$' "$top/kernel/series" > "$logs/series"
+git -C "$wt" checkout -q --detach pristine
+while read -r p; do
+	n=$((n + 1))
+	git -C "$wt" am -q "$top/kernel/patches/$p" ||
+		{ git -C "$wt" am --abort; echo "build-series: $p does not apply" >&2; exit 1; }
+	[ "$n" -lt "$from" ] && continue
+	if [ -n "$full" ]; then set -- vmlinux; else
+		set -- $(git -C "$wt" show --format= --name-only HEAD | grep '\.c$' |
+			sed 's/\.c$/.o/' | grep -v '^Documentation' | sort -u)
+		[ $# -gt 0 ] || set -- kernel/sched/
+	fi
+	for pe in y n; do
+		printf 'build-series: %2d %-60s PROXY_EXEC=%s ' "$n" "$p" "$pe"
+		if PX_DEV_TREE=$wt "$top/kernel/check-build.sh" "$pe" "$@" > "$logs/$n-$pe.log" 2>&1; then
+			echo ok
+		else
+			echo FAILED; tail -20 "$logs/$n-$pe.log"; exit 1
+		fi
+	done
+done < "$logs/series"
+echo "build-series: all $n steps build"

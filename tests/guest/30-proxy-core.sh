@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Proxy execution core: the boot switch is honoured, a waiter signalled or
+# killed while it donates leaves the wait at once with no stale blocked_on
+# (proxysig), locktorture on mutex_lock with more writers than CPUs and RT
+# boosting reports no errors, and the ww_mutex selftest passes -- with proxy
+# execution on, off, and on the debug kernel (lockdep, DEBUG_MUTEXES,
+# hung-task detector; the runner checks the console for any report).
+#
+# Usage: sh 30-proxy-core.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: debug
+# pxtest-cpus: 4
+# pxtest-timeout: 420
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/core.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+TORTURE_SECS=${TORTURE_SECS:-60}
+
+want=enabled
+grep -qw 'proxy_exec=disable' /proc/cmdline && want=disabled
+if dmesg | grep -q "sched: proxy execution $want"; then
+	ok core/boot-switch
+else
+	notok core/boot-switch "no 'proxy execution $want' in dmesg: $(dmesg | grep 'proxy execution')"
+fi
+
+# Signals and kills of a blocked waiter (prints its own ok/not ok lines).
+if command -v proxysig >/dev/null; then
+	proxysig -c 1 -b 3000 > "$T/sig" 2>&1
+	rc=$?
+	cat "$T/sig"
+	grep -q '^ok ' "$T/sig" || notok core/proxysig "exit $rc: $(tail -c 300 "$T/sig")"
+	[ $rc = 0 ] || px_failed=$((px_failed + 1))
+else
+	notok core/proxysig "proxysig not in the image"
+fi
+
+# locktorture: mutex_lock, 8 writers on 4 CPUs, RT boosting of all lock types.
+dmesg -c > /dev/null
+if modprobe locktorture torture_type=mutex_lock nwriters_stress=8 rt_boost=2 \
+	stat_interval=15 onoff_interval=0 shutdown_secs=0; then
+	sleep "$TORTURE_SECS"
+	rmmod locktorture
+	dmesg > "$T/torture"
+	stats=$(grep 'Writes:' "$T/torture" | tail -1)
+	echo "# locktorture: $stats"
+	if grep -q 'End of test: SUCCESS' "$T/torture" && ! grep -q '!!!' "$T/torture"; then
+		ok core/locktorture-mutex
+	else
+		notok core/locktorture-mutex "$(grep -E 'End of test|!!!' "$T/torture" | tail -2)"
+	fi
+	total=$(echo "$stats" | sed -n 's/.*Total: *\([0-9]*\).*/\1/p')
+	[ "${total:-0}" -gt 0 ] && ok core/locktorture-progress ||
+		notok core/locktorture-progress "no writes completed: $stats"
+else
+	notok core/locktorture-mutex "modprobe locktorture failed"
+fi
+
+# ww_mutex selftest: module init runs every test and fails the load on error.
+if modprobe test-ww_mutex > "$T/ww" 2>&1; then
+	ok core/ww-mutex-selftest
+	rmmod test-ww_mutex
+else
+	notok core/ww-mutex-selftest "$(cat "$T/ww"; dmesg | grep -i 'ww_mutex\|ww-mutex' | tail -3)"
+fi
+finish

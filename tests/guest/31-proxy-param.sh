@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# An unknown proxy_exec= value is reported and leaves the default (enabled),
+# and does not reach init's environment.
+#
+# Usage: sh 31-proxy-param.sh   (in the guest)
+# pxtest-boot: lean proxy_exec=bogus
+set -u
+. ./lib/pxtest.sh
+if dmesg | grep -q 'sched: unknown proxy_exec=bogus (want enable|disable), keeping enable'; then
+	ok param/unknown-reported
+else
+	notok param/unknown-reported "$(dmesg | grep proxy_exec)"
+fi
+dmesg | grep -q 'sched: proxy execution enabled' && ok param/default-kept ||
+	notok param/default-kept "$(dmesg | grep 'proxy execution')"
+tr '\0' '\n' < /proc/1/environ | grep -q '^proxy_exec=' &&
+	notok param/not-in-init-env "proxy_exec= reached init's environment" ||
+	ok param/not-in-init-env
+finish
