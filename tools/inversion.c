@@ -83,6 +83,7 @@ static struct env {
 };
 
 static struct inv_shared *sh;
+static FILE *out;		/* human output: stderr when the JSON goes to stdout */
 static size_t sh_size;
 static volatile sig_atomic_t exiting;
 
@@ -589,8 +590,8 @@ static void run_waiter(void)
 		sh->samples[sh->nsamples++] = ns;
 		sh->waiter_acq++;
 		if (env.verbose) {
-			printf("iteration %" PRIu64 ": wait %" PRIu64 " ns\n", it, ns);
-			fflush(stdout);
+			fprintf(out, "iteration %" PRIu64 ": wait %" PRIu64 " ns\n", it, ns);
+			fflush(out);
 		}
 		for (k = 0; k < env.depth; k++)
 			if (!wait_step(&sh->fin[k]))
@@ -1244,32 +1245,32 @@ static void print_consistency(const struct verdict *v, bool children, bool super
 	int k;
 
 	if (env.sc->id == SC_FOOTBALL) {
-		printf("consistency: cpus=%d samples=%" PRIu64 " dropped=%" PRIu64, CPU_COUNT(&env.cpus),
+		fprintf(out, "consistency: cpus=%d samples=%" PRIu64 " dropped=%" PRIu64, CPU_COUNT(&env.cpus),
 		       sh->nsamples, sh->dropped);
 	} else {
-		printf("consistency: iterations=%" PRIu64 "/%" PRIu64 " waiter=%" PRIu64
+		fprintf(out, "consistency: iterations=%" PRIu64 "/%" PRIu64 " waiter=%" PRIu64
 		       " samples=%" PRIu64 " holders=", sh->iterations, v->want,
 		       sh->waiter_acq, sh->nsamples);
 		for (k = 0; k < env.depth; k++)
-			printf("%s%" PRIu64, k ? "," : "", sh->holder_acq[k]);
+			fprintf(out, "%s%" PRIu64, k ? "," : "", sh->holder_acq[k]);
 		if (env.depth > 1) {
-			printf(" links=");
+			fprintf(out, " links=");
 			for (k = 0; k + 1 < env.depth; k++)
-				printf("%s%" PRIu64, k ? "," : "", sh->chain_acq[k]);
+				fprintf(out, "%s%" PRIu64, k ? "," : "", sh->chain_acq[k]);
 		}
 		if (burst_hogs())
-			printf(" hog_bursts=%" PRIu64 " capped=%" PRIu64, sh->hog_bursts,
+			fprintf(out, " hog_bursts=%" PRIu64 " capped=%" PRIu64, sh->hog_bursts,
 			       sh->hog_capped);
 	}
 	if (v->have_state) {
-		printf(" kernel=");
+		fprintf(out, " kernel=");
 		for (k = 0; k < (env.sc->id == SC_FOOTBALL ? CPU_COUNT(&env.cpus) : env.depth); k++)
-			printf("%s%" PRIu64, k ? "," : "", v->delta[env.first_mutex + k]);
-		printf(" left_held=%d", v->left_held);
+			fprintf(out, "%s%" PRIu64, k ? "," : "", v->delta[env.first_mutex + k]);
+		fprintf(out, " left_held=%d", v->left_held);
 	} else {
-		printf(" kernel=n/a");
+		fprintf(out, " kernel=n/a");
 	}
-	printf(" children=%s -> %s\n", children ? "ok" : "FAILED",
+	fprintf(out, " children=%s -> %s\n", children ? "ok" : "FAILED",
 	       v->consistent && children && supervised ? "OK" : "INCONSISTENT");
 }
 
@@ -1279,20 +1280,20 @@ static void print_header(void)
 
 	if (env.quiet)
 		return;
-	printf("inversion %s: %s\n", env.sc->name, env.sc->help);
+	fprintf(out, "inversion %s: %s\n", env.sc->name, env.sc->help);
 	if (env.sc->id == SC_FOOTBALL)
-		printf("  game %" PRIu64 " ms on CPUs %s (%s), owners burn %" PRIu64 " us\n",
+		fprintf(out, "  game %" PRIu64 " ms on CPUs %s (%s), owners burn %" PRIu64 " us\n",
 		       env.duration_ns / 1000000, px_cpulist_str(&env.cpus, buf, sizeof(buf)),
 		       env.fb_float ? "floating" : "team k on the k-th CPU", env.burn_us);
 	else
-		printf("  %s%" PRIu64 " %s, depth %d, burn %" PRIu64 " us, sleep %" PRIu64
+		fprintf(out, "  %s%" PRIu64 " %s, depth %d, burn %" PRIu64 " us, sleep %" PRIu64
 		       " us, %d hog(s)%s, waiter CPU %d, owner CPU %d\n",
 		       env.duration_ns ? "for " : "",
 		       env.duration_ns ? env.duration_ns / 1000000 : env.iterations,
 		       env.duration_ns ? "ms" : "iterations", env.depth, env.burn_us,
 		       env.sleep_us, env.hogs, burst_hogs() ? " (bursts)" : " (spinning)",
 		       env.sc->id == SC_DL ? -1 : env.cpu[0], owner_cpu());
-	fflush(stdout);
+	fflush(out);
 }
 
 /* Nothing can run without the lab: say so before forking anything. */
@@ -1328,6 +1329,7 @@ int main(int argc, char **argv)
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return EXIT_USAGE;
+	out = env.json_path && !strcmp(env.json_path, "-") ? stderr : stdout;
 	check_device();
 
 	sa.sa_handler = on_signal;
@@ -1355,11 +1357,11 @@ int main(int argc, char **argv)
 	judge(&v, before, have_before);
 	ok = v.consistent && kids && supervised && !sh->failed;
 
-	px_result_print(&res, stdout, env.sc->id == SC_FOOTBALL ? "defense" : "waiter",
+	px_result_print(&res, out, env.sc->id == SC_FOOTBALL ? "defense" : "waiter",
 			!env.quiet);
 	print_consistency(&v, kids, supervised);
 	if (env.sc->id == SC_FOOTBALL)
-		printf("football: ball moved %" PRIu64 " times in %" PRIu64 " ms -> %s\n",
+		fprintf(out, "football: ball moved %" PRIu64 " times in %" PRIu64 " ms -> %s\n",
 		       football_ball, env.duration_ns / 1000000,
 		       football_ball ? "FAIL (offense ran while defense waited)" : "PASS");
 

@@ -67,6 +67,7 @@ struct shared {
 };
 
 static struct shared *sh;
+static FILE *out;		/* human output: stderr when the JSON goes to stdout */
 static volatile sig_atomic_t exiting;
 
 const char *argp_program_version = "renamedemo 1";
@@ -343,6 +344,7 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
+	out = env.json_path && !strcmp(env.json_path, "-") ? stderr : stdout;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		px_fatal(1, "mmap");
@@ -375,7 +377,7 @@ int main(int argc, char **argv)
 		usleep(1000);
 
 	if (!env.quiet)
-		printf("renamedemo: %s%" PRIu64 " %s on CPU %d, foreground nice %d, background nice %d%s%s%s%s, %d spinner(s), in %s\n",
+		fprintf(out, "renamedemo: %s%" PRIu64 " %s on CPU %d, foreground nice %d, background nice %d%s%s%s%s, %d spinner(s), in %s\n",
 		       env.duration_ns ? "for " : "",
 		       env.duration_ns ? env.duration_ns / 1000000 : env.iterations,
 		       env.duration_ns ? "ms" : "renames", env.cpu, env.fg_nice, env.bg_nice,
@@ -411,8 +413,8 @@ int main(int argc, char **argv)
 
 	want = env.duration_ns ? n : env.iterations;
 	ok = children_ok && n == want && res.samples.n == n && sh->bg_renames > 0;
-	px_result_print(&res, stdout, "foreground", !env.quiet);
-	printf("consistency: renames=%" PRIu64 "/%" PRIu64 " samples=%zu background=%" PRIu64
+	px_result_print(&res, out, "foreground", !env.quiet);
+	fprintf(out, "consistency: renames=%" PRIu64 "/%" PRIu64 " samples=%zu background=%" PRIu64
 	       " children=%s -> %s\n", n, want, res.samples.n, sh->bg_renames,
 	       children_ok ? "ok" : "FAILED", ok ? "OK" : "INCONSISTENT");
 
