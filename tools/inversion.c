@@ -85,7 +85,7 @@ static struct env {
 static struct inv_shared *sh;
 static FILE *out;		/* human output: stderr when the JSON goes to stdout */
 static size_t sh_size;
-static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t exiting, dump_status;
 
 const char *argp_program_version = "inversion 1";
 static const char doc[] =
@@ -812,6 +812,7 @@ static void spawn(const char *role, int idx, void (*fn)(int))
 	}
 	if (!pid) {
 		signal(SIGINT, SIG_IGN);	/* the parent decides */
+		signal(SIGUSR1, SIG_IGN);
 		signal(SIGTERM, SIG_DFL);
 		fn(idx);
 		child_exit();
@@ -860,8 +861,20 @@ static void kill_children(void)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	exiting = 1;
+	if (sig == SIGUSR1)
+		dump_status = 1;
+	else
+		exiting = 1;
+}
+
+/* SIGUSR1: one progress line on stderr, as cyclictest does. */
+static void print_status(uint64_t start)
+{
+	px_warnx("status: %.1f s, iterations %" PRIu64 ", samples %" PRIu64
+		 ", hog bursts %" PRIu64 " (capped %" PRIu64 "), ball %" PRIu64 "%s",
+		 (double)(px_now_ns() - start) / NSEC_PER_SEC, sh->iterations,
+		 sh->nsamples, sh->hog_bursts, sh->hog_capped, sh->ball,
+		 sh->stop ? ", stopping" : "");
 }
 
 static void sleep_ns(uint64_t ns)
@@ -879,10 +892,14 @@ static void sleep_ns(uint64_t ns)
  */
 static bool supervise(uint64_t deadline)
 {
-	uint64_t grace = 0;
+	uint64_t grace = 0, start = px_now_ns();
 	bool ok = true;
 
 	while (!reap()) {
+		if (dump_status) {
+			dump_status = 0;
+			print_status(start);
+		}
 		if ((exiting || px_now_ns() > deadline) && !sh->stop) {
 			if (!exiting) {
 				px_warnx("timeout after %" PRIu64 " s: stopping", env.timeout_s);
@@ -1335,6 +1352,7 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sh = map_shared();
 	init_sems();
 	have_before = read_lab_state(before, before_holder);

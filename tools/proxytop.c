@@ -55,6 +55,8 @@ static const char doc[] =
 "donor runtime per second, DONORS/OWNERS distinct counterparts, MAXD the\n"
 "deepest chain seen, MIGR donor migrations, TOP the main counterpart.\n"
 "\n"
+"The header line carries the time, so -T changes nothing here.\n"
+"\n"
 "Keys: o owners, d donors, g cgroups, TAB next view, s next sort key,\n"
 "+/- refresh interval, q quit.  SORT: time picks donors depth migrations.\n"
 "\n"
@@ -415,8 +417,6 @@ static void render(const struct frame *fr, bool interactive)
 		if (interactive && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
 		    ws.ws_row > 6 && ws.ws_row - 6 < max_rows)
 			max_rows = ws.ws_row - 6;
-		if (env.batch && env.c.timestamp)
-			px_print_time(f);
 		render_text(f, fr, interactive && !env.noclear, max_rows);
 		if (env.batch)
 			fputc('\n', f);

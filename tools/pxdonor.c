@@ -268,8 +268,10 @@ static int print_interval(void *ctx)
 		px_json_finish(&j);
 	} else {
 		printf("\n");
-		if (env.c.timestamp)
+		if (env.c.timestamp) {
 			px_print_time(stdout);
+			printf("\n");
+		}
 		printf("donor runtime (all pairs, completed stretches): %.3f ms\n",
 		       (cnt.donated_ns - prev_cnt->donated_ns) / 1e6);
 		print_table(&d, BY_THREAD);

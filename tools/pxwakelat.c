@@ -148,8 +148,10 @@ static void print_text(const struct px_hist *hists, const struct pxwl_stats *s,
 	int c;
 
 	printf("\n");
-	if (env.c.timestamp)
+	if (env.c.timestamp) {
 		px_print_time(stdout);
+		printf("\n");
+	}
 	for (c = 0; c < PXWL_NCLASS; c++) {
 		if (env.waiters_only && c == PXWL_OTHER)
 			continue;
