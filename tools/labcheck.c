@@ -186,7 +186,7 @@ static void test_einval(int fd)
 {
 	check_errno("lock-index-16-einval", lock_err(fd, PROXYLAB_NR_MUTEXES, 0, NULL), EINVAL);
 	check_errno("lock-index-huge-einval", lock_err(fd, UINT32_MAX, 0, NULL), EINVAL);
-	check_errno("lock-flags-einval", lock_err(fd, base, 1, NULL), EINVAL);
+	check_errno("lock-flags-einval", lock_err(fd, base, 1u << 31, NULL), EINVAL);
 	check_free("lock-flags-einval", base);
 	check_errno("unlock-index-16-einval", unlock_err(fd, PROXYLAB_NR_MUTEXES), EINVAL);
 	check_errno("burn-over-cap-einval",
@@ -309,6 +309,71 @@ static void test_sleep_eintr(void)
 	kill(pid, SIGUSR1);
 	status = wait_child(pid, 3000);
 	check("sleep-signal-eintr", status == 0, "SLEEP did not return EINTR on a signal");
+}
+
+#ifndef PROXYLAB_LOCK_INTERRUPTIBLE
+#define PROXYLAB_LOCK_INTERRUPTIBLE	0x1
+#endif
+#ifndef PROXYLAB_IOC_BLOCKED_ON
+#define PROXYLAB_IOC_BLOCKED_ON		_IOR('x', 6, __u32)
+#endif
+
+/* 0: blocked_on clear, 1: stale, -1: no proxy execution (ENOTTY), -2: error. */
+static int blocked_on(int fd)
+{
+	uint32_t v = 0;
+
+	if (ioctl(fd, PROXYLAB_IOC_BLOCKED_ON, &v))
+		return errno == ENOTTY ? -1 : -2;
+	return v ? 1 : 0;
+}
+
+static void check_blocked_on(const char *name, int fd)
+{
+	int b = blocked_on(fd);
+
+	check(name, b == 0 || b == -1, "BLOCKED_ON says %s",
+	      b == 1 ? "a stale blocked_on is left" : "error");
+}
+
+/*
+ * An interruptible LOCK ends with EINTR on any caught signal, holds
+ * nothing afterwards and leaves no blocked_on behind.  Child exit codes:
+ * 0 ok, 1 not EINTR, 2 something held, 3 stale blocked_on, 4 flag refused.
+ */
+static void test_lock_interruptible(int fd)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	int m = base + 5, status;
+	pid_t pid;
+
+	check_errno("lock-for-interruptible", lock_err(fd, m, 0, NULL), 0);
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open(), err;
+
+		sigaction(SIGUSR1, &sa, NULL);
+		err = lock_err(cfd, m, PROXYLAB_LOCK_INTERRUPTIBLE, NULL);
+		if (err == EINVAL)
+			_exit(4);
+		if (err != EINTR)
+			_exit(1);
+		if (held_mask(cfd))
+			_exit(2);
+		_exit(blocked_on(cfd) == 1 ? 3 : 0);
+	}
+	wait_state(pid, 'S', 3000);
+	msleep(50);
+	kill(pid, SIGUSR1);
+	status = wait_child(pid, 3000);
+	if (status == 4)
+		printf("ok lab/lock-interruptible-eintr # SKIP kernel without PROXYLAB_LOCK_INTERRUPTIBLE\n");
+	else
+		check("lock-interruptible-eintr", status == 0, "child status %d (%s)", status,
+		      status == 1 ? "LOCK did not return EINTR" : status == 2 ? "lock held" :
+		      status == 3 ? "stale blocked_on" : "hung or killed");
+	check_errno("unlock-after-interruptible", unlock_err(fd, m), 0);
+	check_free("lock-interruptible", m);
 }
 
 /* Exit and close release what is held. */
@@ -459,10 +524,12 @@ int main(int argc, char **argv)
 	test_nesting(fd);
 	test_killed_waiter(fd);
 	test_sleep_eintr();
+	test_lock_interruptible(fd);
 	test_release();
 	test_wait_ns(fd);
 	test_burn(fd);
 	check("nothing-held-at-end", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));
+	check_blocked_on("blocked-on-clear-at-end", fd);
 	close(fd);
 	return failed;
 }
