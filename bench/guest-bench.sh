@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# In-guest half of bench/run.sh: run each scenario REPEAT times and leave
+# the raw results in $PX_OUT/<scenario>/r<rep>.*; the host summarizes.
+#
+# Usage: sh guest-bench.sh [--duration SEC] [--repeat N] [--scenarios LIST]
+#                          [--burn USEC] [--hackbench "GROUPS LOOPS RUNS"]
+#
+# Per scenario and repetition: r<rep>.out (stdout+stderr), r<rep>.rc (exit
+# status), r<rep>.secs (wall time); inversion and renamedemo add r<rep>.json
+# and r<rep>.hist (tools/README.md); cyclictest adds r<rep>.cthist (its raw
+# -h histogram, 1 us buckets) and r<rep>.ctjson (--json); cyclictest-load
+# also keeps its load's result as r<rep>-load.json; hackbench adds
+# r<rep>.times (one "Time:" in seconds per run).  Progress goes to stdout as
+#   bench-guest: begin SCENARIO REP
+#   bench-guest: end SCENARIO REP rc=N secs=S
+# which bench/run.sh turns into its progress lines.
+#
+# No "set -e": a failing scenario is recorded and the next one runs.
+set -u
+dur=10 repeat=1 scenarios='cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench'
+burn=1000 hb='4 100 5'
+while test $# -gt 0; do
+	case $1 in
+	--duration) dur=$2; shift ;;
+	--repeat) repeat=$2; shift ;;
+	--scenarios) scenarios=$2; shift ;;
+	--burn) burn=$2; shift ;;
+	--hackbench) hb=$2; shift ;;
+	*) echo "guest-bench: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+out=${PX_OUT:-/tmp/bench}
+mkdir -p "$out"
+# shellcheck disable=SC2086
+set -- $hb
+hb_groups=$1 hb_loops=$2 hb_runs=$3
+
+# What this boot is: the host decides the mode from these lines.
+{
+	echo "release: $(uname -r)"
+	echo "cmdline: $(cat /proc/cmdline)"
+	echo "cpus: $(nproc)"
+	echo "proxy_exec_symbol: $(grep -qw __sched_proxy_exec /proc/kallsyms 2>/dev/null && echo yes || echo no)"
+	dmesg | grep -E 'proxy.exec|proxy execution' | sed 's/^/dmesg: /'
+} > "$out/bench-kernel.txt"
+
+# Give up on a command after its own timeout plus this grace.
+grace=60
+tmo=$((dur + grace))
+
+# run_inversion DIR REP ARGS...: one inversion (or renamedemo) run.
+run_tool() {
+	d=$1 r=$2; shift 2
+	timeout -s TERM $((tmo + grace)) "$@" -d "${dur}s" -q -o "$d/r$r.json" --hist "$d/r$r.hist" \
+		> "$d/r$r.out" 2>&1
+}
+
+# cyclictest with a histogram up to 100 ms (1 us buckets; overflows counted).
+cyclic() {
+	d=$1 r=$2
+	timeout -s TERM $tmo cyclictest -m -q -p 90 -i 1000 -t -a -D "$dur" -h 100000 \
+		--histfile="$d/r$r.cthist" --json="$d/r$r.ctjson" >> "$d/r$r.out" 2>&1
+}
+
+one() {
+	s=$1 r=$2 d=$out/$1
+	mkdir -p "$d"
+	: > "$d/r$r.out"
+	case $s in
+	cfs|rt|dl|xcpu) run_tool "$d" "$r" inversion "$s" -b "$burn" -t "$tmo" ;;
+	chain) run_tool "$d" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
+	rename) run_tool "$d" "$r" renamedemo ;;
+	cyclictest) cyclic "$d" "$r" ;;
+	cyclictest-load)
+		# The load outlives the measurement by a second on each side.
+		inversion cfs -b "$burn" -t "$tmo" -d "$((dur + 2))s" -q -o "$d/r$r-load.json" \
+			> "$d/r$r-load.out" 2>&1 &
+		lpid=$!
+		sleep 1
+		cyclic "$d" "$r"
+		rc=$?
+		wait "$lpid"
+		lrc=$?
+		[ "$lrc" = 0 ] || echo "guest-bench: load inversion cfs exited $lrc" >> "$d/r$r.out"
+		[ "$rc" != 0 ] || rc=$lrc
+		return "$rc" ;;
+	hackbench)
+		: > "$d/r$r.times"
+		i=0 rc=0
+		while [ $i -lt "$hb_runs" ]; do
+			i=$((i + 1))
+			timeout -s TERM $tmo hackbench -g "$hb_groups" -l "$hb_loops" >> "$d/r$r.out" 2>&1 || rc=$?
+		done
+		sed -n 's/^Time: *\([0-9.]*\).*/\1/p' "$d/r$r.out" > "$d/r$r.times"
+		[ "$rc" != 0 ] || [ "$(wc -l < "$d/r$r.times")" = "$hb_runs" ] || rc=1
+		return "$rc" ;;
+	*) echo "guest-bench: unknown scenario '$s'" > "$d/r$r.out"; return 2 ;;
+	esac
+}
+
+r=0
+while [ $r -lt "$repeat" ]; do
+	r=$((r + 1))
+	for s in $(echo "$scenarios" | tr ',' ' '); do
+		echo "bench-guest: begin $s $r"
+		t0=$(date +%s)
+		one "$s" "$r"
+		rc=$?
+		secs=$(($(date +%s) - t0))
+		echo "$rc" > "$out/$s/r$r.rc"
+		echo "$secs" > "$out/$s/r$r.secs"
+		sync
+		echo "bench-guest: end $s $r rc=$rc secs=$secs"
+		[ "$rc" = 0 ] || tail -n 5 "$out/$s/r$r.out" | sed "s/^/bench-guest: $s: /"
+	done
+done
+exit 0

@@ -1,0 +1,336 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Turn a bench/run.sh results folder into summary.tsv, summary.json and the
+# printed table (summary.txt); also <mode>/<scenario>/all.hist (the
+# repetitions' histograms merged) for plots/.  Re-runnable on any folder.
+#
+# Usage: bench/summarize.sh RESULTS_DIR
+#
+# Exit status: 0 every mode x scenario ran; 1 something failed or is
+# missing (marked "FAILED" in the table with its log); 2 usage.
+set -eu
+[ $# = 1 ] && [ -f "$1/params.txt" ] || {
+	echo "summarize: usage: bench/summarize.sh RESULTS_DIR (with params.txt)" >&2
+	exit 2
+}
+res=$(cd "$1" && pwd)
+T=${TMPDIR-/tmp}/pxsum.$$
+trap 'rm -rf "$T"' 0
+mkdir -p "$T"
+
+param() { sed -n "s/^$1=//p" "$res/params.txt" | head -1; }
+modes=$(param modes | tr ',' ' ')
+scenarios=$(param scenarios | tr ',' ' ')
+repeat=$(param repeat)
+hb_runs=$(param hackbench | awk '{ print $3 }')
+
+# jfield FILE KEY [OBJECT]: a number or literal of a pretty-printed result
+# file (one member per line), top level or inside "OBJECT": {...}.
+jfield() {
+	awk -v key="\"$2\":" -v obj="${3:-}" '
+		obj != "" && $1 == "\"" obj "\":" && $2 == "{" { inobj = 1; next }
+		inobj && /^ *}/ { inobj = 0 }
+		(obj == "" ? depth == 1 : inobj) && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }
+		{ l = $0; gsub(/"([^"\\]|\\.)*"/, "", l); depth += gsub(/[{[]/, "", l) - gsub(/[]}]/, "", l) }
+	' "$1"
+}
+# Sum of the count column of a gnuplot histogram file.
+histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
+
+# cyclic CTHIST HIST: percentiles of cyclictest's raw -h histogram (1 us
+# buckets, one column per thread, all threads together) as
+# "count p50 p99 p99_9 max bucketsum overflows" in ns; also writes HIST,
+# the same samples in log-linear buckets (16 per octave) for plots/.
+cyclic() {
+	awk -v hist="$2" '
+		/^# Total:/ { for (i = 3; i <= NF; i++) total += $i; next }
+		/^# Histogram Overflows:/ { for (i = 4; i <= NF; i++) over += $i; next }
+		/^# Max Latencies:/ { for (i = 4; i <= NF; i++) if ($i + 0 > max) max = $i + 0; next }
+		/^#/ || NF < 2 { next }
+		{ v = $1 + 0; c = 0; for (i = 2; i <= NF; i++) c += $i
+		  if (c) { n[v] += c; sum += c; if (v > top) top = v } }
+		function pct(p,   r, cum, v) {
+			r = int(p * total); if (r < p * total) r++; if (r < 1) r = 1
+			cum = 0
+			for (v = 0; v <= top; v++) { cum += n[v]; if (cum >= r) return sprintf("%.0f", v * 1000) }
+			return sprintf("%.0f", max * 1000)	# in the overflow: the max is all we know
+		}
+		END {
+			printf "# pxutil llhist v1\n# title: cyclictest latency (all threads)\n# unit: ns\n" > hist
+			printf "# count: %d  max: %d  overflows (not below): %d\n", total, max * 1000, over > hist
+			printf "# columns: lower_ns upper_ns count cum_fraction\n" > hist
+			cum = 0
+			for (v = 0; v <= top; v++) {
+				if (!n[v]) continue
+				if (v < 16) { lo = v; w = 1 }
+				else { k = 1; while (k * 2 <= v) k *= 2; w = k / 16; lo = int(v / w) * w }
+				b[lo] += n[v]; bw[lo] = w
+				if (!(lo in seen)) { seen[lo] = 1; order[++nb] = lo }
+			}
+			for (j = 1; j <= nb; j++) {
+				lo = order[j]; cum += b[lo]
+				printf "%d %d %d %.6f\n", lo * 1000, (lo + bw[lo]) * 1000, b[lo], total ? cum / total : 0 > hist
+			}
+			printf "%d %s %s %s %.0f %d %d\n", total, pct(0.50), pct(0.99), pct(0.999), max * 1000, sum, over
+		}' "$1"
+}
+
+# hackbench TIMES HIST: the runs' times (s) as "count p50 p99 p99_9 max" in
+# ns (nearest rank over the runs); HIST gets one bucket per run.
+hackb() {
+	sort -n "$1" | awk -v hist="$2" '
+		{ t[++n] = sprintf("%.0f", $1 * 1e9) }
+		function pct(p,   r) { r = int(p * n); if (r < p * n) r++; if (r < 1) r = 1; return t[r] }
+		END {
+			printf "# pxutil llhist v1\n# title: hackbench time per run\n# unit: ns\n# count: %d\n", n > hist
+			printf "# columns: lower_ns upper_ns count cum_fraction\n" > hist
+			for (i = 1; i <= n; i++) printf "%s %.0f 1 %.6f\n", t[i], t[i] + 1000000, i / n > hist
+			if (n) printf "%d %s %s %s %s\n", n, pct(0.5), pct(0.99), pct(0.999), t[n]
+		}'
+}
+
+# One line per mode, scenario and repetition:
+# mode scenario rep status count p50 p99 p99_9 max log reason
+: > "$T/reps"
+for m in $modes; do
+	md=$res/$m
+	guest=$(cat "$md/result" 2>/dev/null || echo none)
+	for s in $scenarios; do
+		r=0
+		while [ $r -lt "$repeat" ]; do
+			r=$((r + 1))
+			d=$md/$s
+			log=$d/r$r.out
+			st=ok why=- vals='- - - - -'
+			if [ ! -f "$d/r$r.rc" ]; then
+				st=failed
+				case $guest in
+				hung) why="guest hung" ;;
+				panic) why="guest panicked" ;;
+				*) why="did not run (guest $guest)" ;;
+				esac
+				[ -f "$log" ] || log=$md/console.log
+			elif [ "$(cat "$d/r$r.rc")" != 0 ]; then
+				st=failed why="exit $(cat "$d/r$r.rc")"
+			fi
+			case $s in
+			cyclictest|cyclictest-load)
+				if [ -s "$d/r$r.cthist" ]; then
+					set -- $(cyclic "$d/r$r.cthist" "$d/r$r.hist")
+					vals="$1 $2 $3 $4 $5"
+					[ "$(($6 + $7))" = "$1" ] || { st=failed why="histogram holds $(($6 + $7)) of $1 samples"; }
+				elif [ $st = ok ]; then st=failed why="no histogram"
+				fi ;;
+			hackbench)
+				if [ -s "$d/r$r.times" ]; then
+					vals=$(hackb "$d/r$r.times" "$d/r$r.hist")
+					[ "$(wc -l < "$d/r$r.times")" = "$hb_runs" ] || { st=failed why="$(wc -l < "$d/r$r.times") of $hb_runs runs"; }
+				elif [ $st = ok ]; then st=failed why="no times"
+				fi ;;
+			*)
+				if [ -s "$d/r$r.json" ] && grep -q '"format": "proxyexec-latency"' "$d/r$r.json"; then
+					j=$d/r$r.json
+					vals="$(jfield "$j" count latency) $(jfield "$j" p50 latency) $(jfield "$j" p99 latency)"
+					vals="$vals $(jfield "$j" p99_9 latency) $(jfield "$j" max latency)"
+					c=$(jfield "$j" count latency)
+					[ "$c" -gt 0 ] 2>/dev/null || { [ $st = failed ] || st=failed why="no samples"; }
+					if [ -f "$d/r$r.hist" ] && [ "$(histsum "$d/r$r.hist")" != "$c" ]; then
+						st=failed why="histogram holds $(histsum "$d/r$r.hist") of $c samples"
+					fi
+					[ "$(jfield "$j" ok)" = true ] || [ $st = failed ] || { st=failed why="result not ok (inconsistent)"; }
+				elif [ $st = ok ]; then st=failed why="no result file"
+				fi ;;
+			esac
+			echo "$m	$s	$r	$st	$(echo "$vals" | tr ' ' '\t')	$log	$why" >> "$T/reps"
+		done
+		# Merged histogram of the repetitions (same bucket bounds every run).
+		if ls "$md/$s"/r*.hist > /dev/null 2>&1; then
+			cat "$md/$s"/r[0-9]*.hist | awk '
+				!/^#/ && NF >= 3 { if (!($1 in c)) { hi[$1] = $2 }; c[$1] += $3; n += $3 }
+				END { for (lo in c) print lo, hi[lo], c[lo] > "/dev/stderr"; print n }' \
+				2> "$T/m" > "$T/n"
+			n=$(cat "$T/n")
+			{
+				echo "# pxutil llhist v1 (merged by bench/summarize.sh)"
+				echo "# title: $m $s"
+				echo "# unit: ns"
+				echo "# count: $n"
+				echo "# columns: lower_ns upper_ns count cum_fraction"
+				sort -n "$T/m" | awk -v n="$n" '{ c += $3; printf "%s %s %s %.6f\n", $1, $2, $3, n ? c / n : 0 }'
+			} > "$md/$s/all.hist"
+		fi
+	done
+done
+
+# Medians across repetitions (ok ones), p99 range, ratios to off:
+# mode scenario status nok nrep count p50 p99 p99_9 max p99_min p99_max
+#   r_p50 r_p99 r_max log reason
+awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
+	function med(list,   a, k, i, j, t) {
+		k = split(list, a, " ")
+		for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		if (!k) return "-"
+		return k % 2 ? a[(k + 1) / 2] : sprintf("%.0f", (a[k / 2] + a[k / 2 + 1]) / 2)
+	}
+	function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.4g", a / b) }
+	{
+		key = $1 SUBSEP $2; nrep[key]++
+		if ($4 == "ok") {
+			nok[key]++
+			for (f = 5; f <= 9; f++) v[key, f] = v[key, f] " " $f
+			if (!(key in lo) || $7 + 0 < lo[key] + 0) lo[key] = $7
+			if (!(key in hi) || $7 + 0 > hi[key] + 0) hi[key] = $7
+		} else if (!(key in why)) { why[key] = "run " $3 ": " $11; log_[key] = $10 }
+	}
+	END {
+		nm = split(modes, M, " "); ns = split(scen, S, " ")
+		for (i = 1; i <= ns; i++) for (j = 1; j <= nm; j++) {
+			key = M[j] SUBSEP S[i]
+			for (f = 5; f <= 9; f++) md[key, f] = med(v[key, f])
+		}
+		for (i = 1; i <= ns; i++) for (j = 1; j <= nm; j++) {
+			key = M[j] SUBSEP S[i]; off = "off" SUBSEP S[i]
+			st = !nok[key] ? "failed" : nok[key] < nrep[key] ? "partial" : "ok"
+			print M[j], S[i], st, nok[key] + 0, nrep[key] + 0,
+				md[key, 5], md[key, 6], md[key, 7], md[key, 8], md[key, 9],
+				(key in lo) ? lo[key] : "-", (key in hi) ? hi[key] : "-",
+				ratio(md[key, 6], md[off, 6]), ratio(md[key, 7], md[off, 7]), ratio(md[key, 9], md[off, 9]),
+				(key in log_) ? log_[key] : "-", (key in why) ? why[key] : "-"
+		}
+	}' "$T/reps" > "$res/summary.tsv"
+cp "$T/reps" "$res/runs.tsv"
+
+# Each mode: what the guest reported, and whether the mode is what it says.
+: > "$T/modes"
+for m in $modes; do
+	md=$res/$m
+	result=$(cat "$md/result" 2>/dev/null || echo none)
+	con=$md/console.log
+	if grep -q 'sched: unknown proxy_exec=' "$con" 2>/dev/null; then
+		avail=false note="not available in this kernel (falls back to current)"
+	elif grep -q 'proxy_exec=.* ignored: CONFIG_PROXY_EXEC=n' "$con" 2>/dev/null; then
+		avail=false note="kernel without CONFIG_PROXY_EXEC (proxy execution off)"
+	elif [ ! -s "$con" ]; then
+		avail=false note="no console log"
+	else
+		avail=true note=-
+	fi
+	state=unknown
+	grep -q 'sched: proxy execution enabled' "$con" 2>/dev/null && state=enabled
+	grep -q 'sched: proxy execution disabled' "$con" 2>/dev/null && state=disabled
+	# off must really be off, and the proxy modes on.
+	if [ "$avail" = true ]; then
+		case $m:$state in
+		off:enabled) avail=false note="proxy execution is enabled in the off boot" ;;
+		v4:disabled|current:disabled) avail=false note="proxy execution is disabled in this boot" ;;
+		esac
+	fi
+	echo "$m	$result	$avail	$state	$(param "append_$m")	$note" >> "$T/modes"
+done
+cp "$T/modes" "$res/modes.tsv"
+
+# summary.json (shape in bench/README.md).
+jstr() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | tr '\t' ' ')"; }
+jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
+{
+	echo '{'
+	echo '  "format": "proxyexec-bench-summary",'
+	echo '  "version": 1,'
+	echo "  \"created\": $(jstr "$(param created)"),"
+	echo "  \"results_dir\": $(jstr "$res"),"
+	echo '  "params": {'
+	echo "    \"modes\": [$(param modes | sed 's/[^,]*/"&"/g; s/,/, /g')],"
+	echo "    \"scenarios\": [$(param scenarios | sed 's/[^,]*/"&"/g; s/,/, /g')],"
+	echo "    \"duration_s\": $(param duration_s),"
+	echo "    \"cpus\": $(param cpus),"
+	echo "    \"repeat\": $(param repeat),"
+	echo "    \"burn_us\": $(param burn_us),"
+	echo "    \"quick\": $([ "$(param quick)" = 1 ] && echo true || echo false),"
+	echo "    \"hackbench\": $(jstr "$(param hackbench)")"
+	echo '  },'
+	echo '  "system": {'
+	echo "    \"git_head\": $(jstr "$(param git_head)"),"
+	echo "    \"git_dirty_files\": $(param git_dirty),"
+	echo "    \"kernel_release\": $(jstr "$(param kernel_release)"),"
+	echo "    \"bzimage_md5\": $(jstr "$(param bzimage_md5)"),"
+	echo "    \"host\": $(jstr "$(param host)"),"
+	echo "    \"host_cpu\": $(jstr "$(param host_cpu)"),"
+	echo "    \"host_nproc\": $(param host_nproc),"
+	echo "    \"qemu\": $(jstr "$(param qemu)")"
+	echo '  },'
+	echo '  "modes": ['
+	n=$(wc -l < "$T/modes") i=0
+	while IFS='	' read -r m result avail state append note; do
+		i=$((i + 1))
+		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "note": %s, "console_log": %s}' \
+			"$(jstr "$m")" "$(jstr "$append")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
+			"$([ "$note" = - ] && echo null || jstr "$note")" "$(jstr "$m/console.log")"
+		[ $i = "$n" ] && echo || echo ,
+	done < "$T/modes"
+	echo '  ],'
+	echo '  "results": ['
+	n=$(wc -l < "$res/summary.tsv") i=0
+	while IFS='	' read -r m s st nok nrep c p50 p99 p999 max p99lo p99hi r50 r99 rmax log why; do
+		i=$((i + 1))
+		unit=ns metric=lock_wait
+		case $s in
+		rename) metric=rename ;;
+		cyclictest*) metric=wakeup_latency ;;
+		hackbench) metric=run_time ;;
+		esac
+		echo '    {'
+		echo "      \"mode\": $(jstr "$m"), \"scenario\": $(jstr "$s"), \"metric\": \"$metric\", \"unit\": \"$unit\","
+		echo "      \"status\": \"$st\", \"runs_ok\": $nok, \"runs\": $nrep,"
+		echo "      \"median\": {\"count\": $(jnum "$c"), \"p50\": $(jnum "$p50"), \"p99\": $(jnum "$p99"), \"p99_9\": $(jnum "$p999"), \"max\": $(jnum "$max")},"
+		echo "      \"p99_range\": [$(jnum "$p99lo"), $(jnum "$p99hi")],"
+		echo "      \"ratio_to_off\": {\"p50\": $(jnum "$r50"), \"p99\": $(jnum "$r99"), \"max\": $(jnum "$rmax")},"
+		echo "      \"hist\": $(jstr "$m/$s/all.hist"),"
+		echo "      \"failure\": $([ "$why" = - ] && echo null || jstr "$why"),"
+		echo "      \"log\": $([ "$log" = - ] && echo null || jstr "${log#"$res"/}"),"
+		echo '      "repeats": ['
+		awk -F'\t' -v m="$m" -v s="$s" '$1 == m && $2 == s' "$T/reps" > "$T/these"
+		k=$(wc -l < "$T/these") j=0
+		while IFS='	' read -r _ _ r rst rc rp50 rp99 rp999 rmx rlog rwhy; do
+			j=$((j + 1))
+			printf '        {"run": %s, "status": "%s", "count": %s, "p50": %s, "p99": %s, "p99_9": %s, "max": %s, "log": %s, "failure": %s}' \
+				"$r" "$rst" "$(jnum "$rc")" "$(jnum "$rp50")" "$(jnum "$rp99")" "$(jnum "$rp999")" "$(jnum "$rmx")" \
+				"$(jstr "${rlog#"$res"/}")" "$([ "$rwhy" = - ] && echo null || jstr "$rwhy")"
+			[ $j = "$k" ] && echo || echo ,
+		done < "$T/these"
+		echo '      ]'
+		[ $i = "$n" ] && echo '    }' || echo '    },'
+	done < "$res/summary.tsv"
+	echo '  ],'
+	echo "  \"failed\": $(awk -F'\t' '$3 != "ok"' "$res/summary.tsv" | wc -l)"
+	echo '}'
+} > "$res/summary.json"
+
+# The table: times in ms (hackbench: seconds per run, also ms).
+{
+	echo "# proxyexec bench $(param created)  $(param kernel_release)  git $(param git_head | cut -c1-12)"
+	echo "# $(param cpus) vCPUs (TCG), ${repeat} run(s) of $(param duration_s) s per scenario; medians across runs; times in ms"
+	while IFS='	' read -r m result avail state append note; do
+		[ "$note" = - ] || echo "# mode $m*: $note"
+		[ "$result" = ok ] || echo "# mode $m: guest $result (see $res/$m/console.log)"
+	done < "$T/modes"
+	awk -F'\t' -v rep="$repeat" -v na="$(awk -F'\t' '$3 == "false" { printf " %s ", $1 }' "$T/modes")" '
+		function ms(v) { if (v == "-") return "-"; v /= 1e6
+			return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : v >= 1 ? sprintf("%.2f", v) : sprintf("%.3f", v) }
+		function x(v) { return v == "-" ? "-" : v < 0.1 ? sprintf("%.3f", v) : sprintf("%.2f", v) }
+		BEGIN {
+			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", "scenario", "mode", "count", "p50", "p99", "p99.9", "max", "p50/off", "p99/off", "max/off"
+			if (rep > 1) printf " %16s", "p99 min..max"
+			printf "  %s\n", "status"
+		}
+		{
+			if (prev != "" && prev != $2) print ""
+			prev = $2
+			st = $3 == "ok" ? "ok" : ($3 == "partial" ? "PARTIAL " : "FAILED ") $17 " (" $16 ")"
+			mode = index(na, " " $1 " ") ? $1 "*" : $1
+			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", $2, mode, $6, ms($7), ms($8), ms($9), ms($10), x($13), x($14), x($15)
+			if (rep > 1) printf " %16s", ms($11) ".." ms($12)
+			printf "  %s\n", st
+		}' "$res/summary.tsv"
+} > "$res/summary.txt"
+cat "$res/summary.txt"
+! awk -F'\t' '$3 != "ok"' "$res/summary.tsv" | grep -q . && ! grep -qvx 'ok' "$res"/*/result 2>/dev/null

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Turn a bench/run.sh results folder into PNGs in RESULTS_DIR/plots/:
+#   <scenario>-hist.png  the modes' latency histograms overlaid, log counts
+#   <scenario>-cdf.png   CDFs (left) and p50/p99/p99.9/max bars (right)
+#   overview.png         p99 of every scenario relative to off, per mode
+#
+# Usage: plots/plot.sh RESULTS_DIR
+#
+# Needs summary.tsv (bench/summarize.sh) and each <mode>/<scenario>/all.hist.
+# hackbench has no histogram plot: its bars are the per-run times.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# = 1 ] && [ -f "$1/summary.tsv" ] || {
+	echo "plot: usage: plots/plot.sh RESULTS_DIR (with summary.tsv; run bench/summarize.sh)" >&2
+	exit 2
+}
+res=$(cd "$1" && pwd)
+command -v gnuplot > /dev/null || { echo "plot: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+param() { sed -n "s/^$1=//p" "$res/params.txt" | head -1; }
+modes=$(param modes | tr ',' ' ')
+scenarios=$(param scenarios | tr ',' ' ')
+pd=$res/plots
+mkdir -p "$pd"
+stamp="$(param created) $(param kernel_release), $(param cpus) vCPUs TCG, $(param repeat)x$(param duration_s)s"
+
+# Mode label: a mode the kernel does not know is marked.
+label() {
+	if awk -F'\t' -v m="$1" '$1 == m && $3 == "false"' "$res/modes.tsv" 2>/dev/null | grep -q .; then
+		echo "$1(n/a)"
+	else
+		echo "$1"
+	fi
+}
+
+n=0
+for s in $scenarios; do
+	files='' names=''
+	: > "$pd/$s.pct"
+	for m in $modes; do
+		h=$res/$m/$s/all.hist
+		# Mode name, p50, p99, p99.9, max in ms (0.001 for missing: log axis).
+		awk -F'\t' -v m="$m" -v s="$s" -v l="$(label "$m")" '$1 == m && $2 == s {
+			for (f = 7; f <= 10; f++) v[f] = $f == "-" ? 0.001 : $f / 1e6
+			printf "%s %g %g %g %g\n", l, v[7], v[8], v[9], v[10] }' "$res/summary.tsv" >> "$pd/$s.pct"
+		[ -s "$h" ] && grep -qv '^#' "$h" || continue
+		files="$files $h" names="$names $(label "$m")"
+	done
+	[ -n "$files" ] || { echo "plot: $s: no histograms, skipped" >&2; continue; }
+	xl='latency (ms, log)'
+	case $s in
+	hackbench) xl='run time (ms, log)' ;;
+	rename) xl='rename() time (ms, log)' ;;
+	cyclictest*) xl='wake-up latency (ms, log)' ;;
+	*) xl='waiter lock wait (ms, log)' ;;
+	esac
+	if [ "$s" != hackbench ]; then
+		gnuplot -e "out='$pd/$s-hist.png'; title='$s: latency histogram per mode ($stamp)'; files='$files'; names='$names'; xlabel='$xl'" \
+			"$here/hist.gp"
+	fi
+	gnuplot -e "out='$pd/$s-cdf.png'; title='$s: CDF and percentiles per mode ($stamp)'; files='$files'; names='$names'; pct='$pd/$s.pct'; xlabel='$xl'" \
+		"$here/cdf.gp"
+	n=$((n + 1))
+done
+
+# overview.dat: scenario, then each mode's p99 ratio (hackbench: p50) to off.
+{
+	printf 'scenario'
+	for m in $modes; do printf ' %s' "$(label "$m")"; done
+	echo
+	for s in $scenarios; do
+		printf '%s' "$s"
+		for m in $modes; do
+			awk -F'\t' -v m="$m" -v s="$s" '$1 == m && $2 == s {
+				r = s == "hackbench" ? $13 : $14; printf " %s", r == "-" ? "NaN" : r }' "$res/summary.tsv"
+		done
+		echo
+	done
+} > "$pd/overview.dat"
+nc=$(head -1 "$pd/overview.dat" | wc -w)
+gnuplot -e "out='$pd/overview.png'; title='p99 relative to proxy_exec=disable ($stamp)'; data='$pd/overview.dat'; ncols=$nc" \
+	"$here/overview.gp"
+echo "plot: $n scenarios + overview in $pd" >&2
