@@ -50,7 +50,7 @@ hb_groups=$1 hb_loops=$2 hb_runs=$3
 grace=60
 tmo=$((dur + grace))
 
-# run_inversion DIR REP ARGS...: one inversion (or renamedemo) run.
+# run_tool DIR REP TOOL ARGS...: one inversion or renamedemo run.
 run_tool() {
 	d=$1 r=$2; shift 2
 	timeout -s TERM $((tmo + grace)) "$@" -d "${dur}s" -q -o "$d/r$r.json" --hist "$d/r$r.hist" \

@@ -316,7 +316,7 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	awk -F'\t' -v rep="$repeat" -v na="$(awk -F'\t' '$3 == "false" { printf " %s ", $1 }' "$T/modes")" '
 		function ms(v) { if (v == "-") return "-"; v /= 1e6
 			return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : v >= 1 ? sprintf("%.2f", v) : sprintf("%.3f", v) }
-		function x(v) { return v == "-" ? "-" : v < 0.1 ? sprintf("%.3f", v) : sprintf("%.2f", v) }
+		function x(v) { return v == "-" ? "-" : v < 0.01 ? sprintf("%.4f", v) : v < 0.1 ? sprintf("%.3f", v) : sprintf("%.2f", v) }
 		BEGIN {
 			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", "scenario", "mode", "count", "p50", "p99", "p99.9", "max", "p50/off", "p99/off", "max/off"
 			if (rep > 1) printf " %16s", "p99 min..max"

@@ -33,9 +33,14 @@ label() {
 	fi
 }
 
+# One colour per mode in every figure.
+color() {
+	case $1 in off) echo '#d62728' ;; v4) echo '#ff7f0e' ;; *) echo '#2ca02c' ;; esac
+}
+
 n=0
 for s in $scenarios; do
-	files='' names=''
+	files='' names='' colors=''
 	: > "$pd/$s.pct"
 	for m in $modes; do
 		h=$res/$m/$s/all.hist
@@ -44,7 +49,7 @@ for s in $scenarios; do
 			for (f = 7; f <= 10; f++) v[f] = $f == "-" ? 0.001 : $f / 1e6
 			printf "%s %g %g %g %g\n", l, v[7], v[8], v[9], v[10] }' "$res/summary.tsv" >> "$pd/$s.pct"
 		[ -s "$h" ] && grep -qv '^#' "$h" || continue
-		files="$files $h" names="$names $(label "$m")"
+		files="$files $h" names="$names $(label "$m")" colors="$colors $(color "$m")"
 	done
 	[ -n "$files" ] || { echo "plot: $s: no histograms, skipped" >&2; continue; }
 	xl='latency (ms, log)'
@@ -55,22 +60,27 @@ for s in $scenarios; do
 	*) xl='waiter lock wait (ms, log)' ;;
 	esac
 	if [ "$s" != hackbench ]; then
-		gnuplot -e "out='$pd/$s-hist.png'; title='$s: latency histogram per mode ($stamp)'; files='$files'; names='$names'; xlabel='$xl'" \
+		gnuplot -e "out='$pd/$s-hist.png'; title='$s: latency histogram per mode ($stamp)'; files='$files'; names='$names'; colors='$colors'; xlabel='$xl'" \
 			"$here/hist.gp"
 	fi
-	gnuplot -e "out='$pd/$s-cdf.png'; title='$s: CDF and percentiles per mode ($stamp)'; files='$files'; names='$names'; pct='$pd/$s.pct'; xlabel='$xl'" \
+	ymin=$(awk '{ for (f = 2; f <= 5; f++) if ($f > 0.001 && (m == "" || $f < m)) m = $f }
+		END { e = 1; if (m == "") m = 1; while (e > m) e /= 10; while (e * 10 <= m) e *= 10; print e / 10 }' "$pd/$s.pct")
+	gnuplot -e "out='$pd/$s-cdf.png'; title='$s: CDF and percentiles per mode ($stamp)'; files='$files'; names='$names'; colors='$colors'; pct='$pd/$s.pct'; xlabel='$xl'; ymin=$ymin" \
 		"$here/cdf.gp"
 	n=$((n + 1))
 done
 
 # overview.dat: scenario, then each mode's p99 ratio (hackbench: p50) to off.
+omodes=$(echo "$modes" | tr ' ' '\n' | grep -vx off | tr '\n' ' ')
+ocolors=$(for m in $omodes; do color "$m"; done | tr '\n' ' ')
+[ -n "$omodes" ] || { echo "plot: only off: no overview" >&2; exit 0; }
 {
 	printf 'scenario'
-	for m in $modes; do printf ' %s' "$(label "$m")"; done
+	for m in $omodes; do printf ' %s' "$(label "$m")"; done
 	echo
 	for s in $scenarios; do
 		printf '%s' "$s"
-		for m in $modes; do
+		for m in $omodes; do
 			awk -F'\t' -v m="$m" -v s="$s" '$1 == m && $2 == s {
 				r = s == "hackbench" ? $13 : $14; printf " %s", r == "-" ? "NaN" : r }' "$res/summary.tsv"
 		done
@@ -78,6 +88,6 @@ done
 	done
 } > "$pd/overview.dat"
 nc=$(head -1 "$pd/overview.dat" | wc -w)
-gnuplot -e "out='$pd/overview.png'; title='p99 relative to proxy_exec=disable ($stamp)'; data='$pd/overview.dat'; ncols=$nc" \
+gnuplot -e "out='$pd/overview.png'; title='p99 relative to proxy_exec=disable ($stamp)'; data='$pd/overview.dat'; ncols=$nc; colors='$ocolors'" \
 	"$here/overview.gp"
 echo "plot: $n scenarios + overview in $pd" >&2
