@@ -110,11 +110,11 @@ scenario() {
 	echo "# $name: $(grep -A2 '^lock_wait' "$T/$name.out" | tail -1)"
 }
 
-# ratio NAME: the waiter's p99 over the owner's burn (integer).
+# ratio NAME FIELD: the waiter's latency FIELD (p50, p99) over the burn.
 ratio() {
-	p99=$(jfield "$T/$1.json" p99 latency)
+	v=$(jfield "$T/$1.json" "$2" latency)
 	burn=$(jfield "$T/$1.json" burn_ns params)
-	echo $(( p99 / (burn > 0 ? burn : 1) ))
+	echo $(( v / (burn > 0 ? burn : 1) ))
 }
 
 scenario rt 20 rt -b 1000
@@ -127,17 +127,20 @@ scenario sleep-owner 10 sleep-owner -s 1000 -b 200
 check lab/chain-depth "chain result does not record depth 3" \
 	sh -c "grep -q '\"depth\": 3,' '$T/chain.json'"
 
-# The inversion (proxy off) or its shrinking (proxy on).
+# The inversion (proxy off): p99 several times the critical section.  Its
+# shrinking (proxy on): p50 within a few critical sections (cfs: the waiter
+# has a third of the CPU to lend), p99 allowing for emulation noise, both
+# far below the hog cap (100x) or cfs starvation (several 100x).
 for s in rt cfs; do
 	[ -f "$T/$s.json" ] || continue
-	r=$(ratio $s)
+	p50=$(ratio $s p50) p99=$(ratio $s p99)
 	if [ $proxy = off ]; then
-		[ "$r" -ge 5 ] && ok "lab/$s-inversion-shown" ||
-			notok "lab/$s-inversion-shown" "p99 only ${r}x the burn with proxy off"
+		[ "$p99" -ge 5 ] && ok "lab/$s-inversion-shown" ||
+			notok "lab/$s-inversion-shown" "p99 only ${p99}x the burn with proxy off"
 	else
-		lim=10; [ $s = cfs ] && lim=30
-		[ "$r" -lt $lim ] && ok "lab/$s-inversion-bounded" ||
-			notok "lab/$s-inversion-bounded" "p99 ${r}x the burn with proxy on (limit ${lim}x)"
+		l50=5 l99=25; [ $s = cfs ] && l50=10 l99=50
+		[ "$p50" -lt $l50 ] && [ "$p99" -lt $l99 ] && ok "lab/$s-inversion-bounded" ||
+			notok "lab/$s-inversion-bounded" "p50 ${p50}x, p99 ${p99}x the burn with proxy on (limits ${l50}x, ${l99}x)"
 	fi
 done
 
