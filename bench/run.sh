@@ -200,6 +200,8 @@ for m in $(echo "$modes" | tr ',' ' '); do
 	i=$((i + 1))
 	mkdir -p "$res/$m"
 	: > "$res/$m/run.log"
+	# A kernel build may replace the image between boots: record each one.
+	echo "bzimage_md5_$m=$(md5sum < "$bz" | cut -d' ' -f1)" >> "$res/params.txt"
 	{
 		rc=0
 		"$top/guest/run.sh" --kernel lean --cpus "$cpus" --append "$(mode_append "$m")" \

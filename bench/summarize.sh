@@ -225,7 +225,8 @@ for m in $modes; do
 		v4:disabled|current:disabled) avail=false note="proxy execution is disabled in this boot" ;;
 		esac
 	fi
-	echo "$m	$result	$avail	$state	$(param "append_$m")	$note" >> "$T/modes"
+	build=$(sed -n 's/.*Linux version \([^ ]*\) .* \(#[0-9][0-9]*\) .*/\1 \2/p' "$con" 2>/dev/null | head -1)
+	echo "$m	$result	$avail	$state	$(param "append_$m")	$note	${build:--}	$(param "bzimage_md5_$m")" >> "$T/modes"
 done
 cp "$T/modes" "$res/modes.tsv"
 
@@ -260,11 +261,11 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	echo '  },'
 	echo '  "modes": ['
 	n=$(wc -l < "$T/modes") i=0
-	while IFS='	' read -r m result avail state append note; do
+	while IFS='	' read -r m result avail state append note build md5; do
 		i=$((i + 1))
-		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "note": %s, "console_log": %s}' \
+		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "console_log": %s}' \
 			"$(jstr "$m")" "$(jstr "$append")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
-			"$([ "$note" = - ] && echo null || jstr "$note")" "$(jstr "$m/console.log")"
+			"$([ "$note" = - ] && echo null || jstr "$note")" "$(jstr "$build")" "$(jstr "$md5")" "$(jstr "$m/console.log")"
 		[ $i = "$n" ] && echo || echo ,
 	done < "$T/modes"
 	echo '  ],'
@@ -309,7 +310,9 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 {
 	echo "# proxyexec bench $(param created)  $(param kernel_release)  git $(param git_head | cut -c1-12)"
 	echo "# $(param cpus) vCPUs (TCG), ${repeat} run(s) of $(param duration_s) s per scenario; medians across runs; times in ms"
-	while IFS='	' read -r m result avail state append note; do
+	[ "$(cut -f7,8 "$T/modes" | sort -u | wc -l)" -le 1 ] ||
+		echo "# WARNING: the modes booted different kernel builds: $(cut -f1,7 "$T/modes" | tr '\t\n' ' ')"
+	while IFS='	' read -r m result avail state append note build md5; do
 		[ "$note" = - ] || echo "# mode $m*: $note"
 		[ "$result" = ok ] || echo "# mode $m: guest $result (see $res/$m/console.log)"
 	done < "$T/modes"
