@@ -44,7 +44,7 @@ static const struct scenario_desc {
 	{ "rt",		 SC_RT,		 "SCHED_FIFO waiter, SCHED_OTHER owner, SCHED_FIFO mid-priority hogs" },
 	{ "dl",		 SC_DL,		 "SCHED_DEADLINE waiter, SCHED_OTHER owner, SCHED_FIFO hogs" },
 	{ "chain",	 SC_CHAIN,	 "like rt, through a blocked_on chain of --depth owners" },
-	{ "xcpu",	 SC_XCPU,	 "like rt, owner and hogs on another CPU than the waiter" },
+	{ "xcpu",	 SC_XCPU,	 "like rt, owner and hogs on another CPU than the waiter (which may run on both)" },
 	{ "sleep-owner", SC_SLEEP_OWNER, "like rt, the owner sleeps (then burns) while holding" },
 	{ "football",	 SC_FOOTBALL,	 "RT invariant: high-priority lock waiters keep their CPUs" },
 };
@@ -98,7 +98,8 @@ static const char doc[] =
 "  rt           SCHED_FIFO waiter, SCHED_OTHER owner, mid-priority FIFO hogs\n"
 "  dl           SCHED_DEADLINE waiter, SCHED_OTHER owner, SCHED_FIFO hogs\n"
 "  chain        like rt, through a blocked_on chain of --depth owners\n"
-"  xcpu         like rt, owner and hogs on another CPU than the waiter\n"
+"  xcpu         like rt, owner and hogs on another CPU than the waiter,\n"
+"               which starts on the first CPU but may run on both\n"
 "  sleep-owner  like rt, the owner sleeps (then burns) while holding\n"
 "  football     RT invariant: high-priority lock waiters keep their CPUs\n"
 "\n"
@@ -535,6 +536,21 @@ static void set_waiter_policy(void)
 	default:
 		pin_or_fail(env.cpu[0], "waiter");
 		fifo_or_fail(env.waiter_prio, "waiter");
+		if (env.sc->id == SC_XCPU) {
+			/*
+			 * Start on the first CPU but allow the owner's too, as
+			 * a real waiter would be: proxy execution may then
+			 * migrate it to the owner's CPU (it respects affinity).
+			 */
+			cpu_set_t both;
+
+			CPU_ZERO(&both);
+			CPU_SET(env.cpu[0], &both);
+			CPU_SET(env.cpu[1], &both);
+			if (px_pin_self_set(&both))
+				child_fail("waiter: cannot allow CPUs %d,%d: %s",
+					   env.cpu[0], env.cpu[1], strerror(errno));
+		}
 		break;
 	}
 }
