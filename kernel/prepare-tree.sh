@@ -20,6 +20,25 @@ export GIT_COMMITTER_NAME=proxyexec GIT_COMMITTER_EMAIL=proxyexec@localhost
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
+# After the tree matches the series: the trace event header must be the one
+# in tracepoints/, and build/linux-dev (a worktree of this repository, where
+# patches are edited) must exist.  build/linux itself is only ever reset to
+# the series, so a kernel build never sees half-edited sources.
+finish() {
+	hdr=$tree/include/trace/events/sched_proxy.h
+	if [ -f "$hdr" ] && ! cmp -s "$hdr" "$top/tracepoints/sched_proxy.h"; then
+		die "tracepoints/sched_proxy.h and the series' include/trace/events/sched_proxy.h differ: copy one onto the other"
+	fi
+	dev=$top/build/linux-dev
+	if [ ! -e "$dev/.git" ]; then
+		git -C "$tree" worktree prune
+		git -C "$tree" branch -f dev HEAD
+		git -C "$tree" worktree add -q "$dev" dev
+		echo "prepare-tree: created the development tree $dev (branch dev)"
+	fi
+	exit 0
+}
+
 [ -f "$tarball" ] || die "$tarball missing: apt-get install linux-source-6.12 (make deps)"
 
 if [ ! -d "$tree/.git" ]; then
@@ -53,7 +72,7 @@ done > "$have"
 
 if cmp -s "$want" "$have"; then
 	echo "prepare-tree: $tree is up to date ($(wc -l < "$want") patches)"
-	exit 0
+	finish
 fi
 
 # Keep the longest common prefix, re-apply the rest.
@@ -78,3 +97,4 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r p; do
 	fi
 	echo "prepare-tree: applied $p"
 done
+finish

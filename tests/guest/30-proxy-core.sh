@@ -22,10 +22,12 @@ TORTURE_SECS=${TORTURE_SECS:-60}
 
 want=enabled
 grep -qw 'proxy_exec=disable' /proc/cmdline && want=disabled
-if dmesg | grep -q "sched: proxy execution $want"; then
+if dmesg | grep -q "sched: proxy execution $want" &&
+   grep -q "^$want return=schedule$" /sys/kernel/debug/sched/proxy_exec; then
 	ok core/boot-switch
 else
-	notok core/boot-switch "no 'proxy execution $want' in dmesg: $(dmesg | grep 'proxy execution')"
+	notok core/boot-switch "want $want: dmesg '$(dmesg | grep 'proxy execution')'," \
+		"debugfs '$(cat /sys/kernel/debug/sched/proxy_exec 2>&1)'"
 fi
 
 # Signals and kills of a blocked waiter (prints its own ok/not ok lines).

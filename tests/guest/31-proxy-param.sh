@@ -7,13 +7,14 @@
 # pxtest-boot: lean proxy_exec=bogus
 set -u
 . ./lib/pxtest.sh
-if dmesg | grep -q 'sched: unknown proxy_exec=bogus (want enable|disable), keeping enable'; then
+if dmesg | grep -q 'sched: unknown proxy_exec=bogus (want enable|disable\[,return=schedule|ttwu\]), keeping enable'; then
 	ok param/unknown-reported
 else
 	notok param/unknown-reported "$(dmesg | grep proxy_exec)"
 fi
-dmesg | grep -q 'sched: proxy execution enabled' && ok param/default-kept ||
-	notok param/default-kept "$(dmesg | grep 'proxy execution')"
+dmesg | grep -q 'sched: proxy execution enabled, return migration in __schedule' &&
+	grep -qx 'enabled return=schedule' /sys/kernel/debug/sched/proxy_exec && ok param/default-kept ||
+	notok param/default-kept "$(dmesg | grep 'proxy execution'; cat /sys/kernel/debug/sched/proxy_exec)"
 tr '\0' '\n' < /proc/1/environ | grep -q '^proxy_exec=' &&
 	notok param/not-in-init-env "proxy_exec= reached init's environment" ||
 	ok param/not-in-init-env

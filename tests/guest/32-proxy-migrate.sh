@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Donor migration and both return-migration strategies.  The xcpu scenario:
+# a SCHED_FIFO waiter starting on CPU 0 (allowed on 0 and 1) waits for an
+# owner on CPU 1 starved by FIFO hogs there.  With proxy execution the
+# waiter migrates to CPU 1 and the owner runs on its behalf: the wait stays
+# near the owner's critical section; sched_proxy_migrate shows 0 -> 1 and
+# sched_proxy_return shows the boot's strategy, waiter going back to CPU 0.
+# With proxy_exec=disable the inversion shows (the hogs run ~100 ms bursts).
+#
+# Usage: sh 32-proxy-migrate.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: debug proxy_exec=enable,return=ttwu
+# pxtest-cpus: 4
+# pxtest-timeout: 300
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/mig.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+
+strategy=schedule
+grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
+proxy=on
+grep -qw 'proxy_exec=disable' /proc/cmdline && proxy=off
+[ $proxy = on ] && want="enabled return=$strategy" || want="disabled return=schedule"
+[ "$(cat /sys/kernel/debug/sched/proxy_exec)" = "$want" ] && ok mig/strategy-visible ||
+	notok mig/strategy-visible "debugfs says '$(cat /sys/kernel/debug/sched/proxy_exec)', want '$want'"
+
+trace-cmd record -q -o "$T/x.dat" -e sched_proxy inversion xcpu -c 0,1 -b 2000 -n 10 -q \
+	-o "$T/x.json" > "$T/x.out" 2>&1
+rc=$?
+[ $rc = 0 ] && ok mig/xcpu-runs || notok mig/xcpu-runs "exit $rc: $(tail -c 300 "$T/x.out")"
+trace-cmd report -i "$T/x.dat" > "$T/x.txt" 2>/dev/null
+p50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/x.json" | head -1)
+echo "# xcpu ($proxy, return=$strategy): p50 ${p50:-?} ns; $(grep -c sched_proxy_migrate: "$T/x.txt") migrations, $(grep -c sched_proxy_return: "$T/x.txt") returns"
+if [ $proxy = off ]; then
+	[ "${p50:-0}" -gt 20000000 ] && ok mig/xcpu-inversion-shown ||
+		notok mig/xcpu-inversion-shown "p50 ${p50:-?} ns with proxy off (want > 20 ms)"
+	finish
+fi
+[ -n "$p50" ] && [ "$p50" -lt 20000000 ] && ok mig/xcpu-inversion-bounded ||
+	notok mig/xcpu-inversion-bounded "p50 ${p50:-?} ns with proxy on (want < 20 ms, burn 2 ms)"
+grep 'sched_proxy_migrate:' "$T/x.txt" | grep -q 'src_cpu=0 dst_cpu=1' && ok mig/migrate-0-to-1 ||
+	notok mig/migrate-0-to-1 "no migration from CPU 0 to 1: $(grep -m2 sched_proxy_migrate: "$T/x.txt")"
+grep 'sched_proxy_return:' "$T/x.txt" | grep -q "dst_cpu=0 strategy=$strategy" && ok mig/return-$strategy ||
+	notok mig/return-$strategy "no return to CPU 0 by $strategy: $(grep -m2 sched_proxy_return: "$T/x.txt")"
+finish

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# sched_proxy trace events, recorded with trace-cmd around lab scenarios of
+# known shape: the events exist; with proxy on, a depth-3 chain is resolved
+# at depth 3, a cross-CPU owner is reported as owner_cpu (part 1 falls back),
+# a sleeping owner as owner_sleeping/owner_delayed, a proxying owner hands
+# the mutex to its donor, and context-pair switches are reported; with
+# proxy_exec=disable the events exist and never fire.
+#
+# Usage: sh 50-tracepoints.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-cpus: 4
+# pxtest-timeout: 300
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/tp.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+EV=/sys/kernel/tracing/events/sched_proxy
+
+proxy=on
+grep -qw 'proxy_exec=disable' /proc/cmdline && proxy=off
+
+missing=''
+for e in pick abort switch handoff migrate return enqueue_sleeping activate; do
+	[ -d "$EV/sched_proxy_$e" ] || missing="$missing $e"
+done
+[ -z "$missing" ] && ok tp/events-exist || notok tp/events-exist "missing:$missing"
+grep -q 'reason=%s' "$EV/sched_proxy_abort/format" &&
+	grep -q 'owner_cpu' "$EV/sched_proxy_abort/format" && ok tp/abort-format-symbolic ||
+	notok tp/abort-format-symbolic "reason is not printed symbolically"
+
+# rec NAME inversion-args...: record the scenario, keep the text report.
+rec() {
+	name=$1; shift
+	trace-cmd record -q -o "$T/$name.dat" -e sched_proxy -e sched:sched_switch \
+		inversion "$@" -q > "$T/$name.rec" 2>&1 ||
+		{ notok "tp/$name-record" "$(tail -c 300 "$T/$name.rec")"; return 1; }
+	trace-cmd report -i "$T/$name.dat" > "$T/$name.txt" 2> /dev/null
+	n=$(grep -c 'sched_proxy_' "$T/$name.txt")
+	echo "# $name: $n sched_proxy events"
+}
+count() { grep "$1" "$T/$2.txt" | grep -c "${3:-.}"; }
+
+rec chain chain -D 3 -b 3000 -n 5
+rec xcpu xcpu -b 3000 -n 5
+rec sleep sleep-owner -s 3000 -b 200 -n 5
+rec rt rt -b 3000 -n 5
+
+if [ $proxy = off ]; then
+	n=$(cat "$T"/*.txt | grep -c 'sched_proxy_')
+	[ "$n" = 0 ] && ok tp/disabled-never-fire || notok tp/disabled-never-fire "$n events with proxy_exec=disable"
+	finish
+fi
+
+maxdepth=$(grep 'sched_proxy_pick:' "$T/chain.txt" | sed -n 's/.*depth=\([0-9]*\).*/\1/p' | sort -n | tail -1)
+[ "${maxdepth:-0}" = 3 ] && ok tp/chain-depth-3 ||
+	notok tp/chain-depth-3 "deepest pick depth ${maxdepth:-none}, want 3"
+[ "$(count 'sched_proxy_pick:' chain)" -gt 0 ] && ok tp/pick-fires || notok tp/pick-fires "no pick in chain run"
+[ "$(count 'sched_proxy_abort:' xcpu 'reason=owner_cpu')" -gt 0 ] && ok tp/xcpu-owner-cpu ||
+	notok tp/xcpu-owner-cpu "no abort reason=owner_cpu in the cross-CPU run"
+[ "$(grep 'sched_proxy_abort:' "$T/sleep.txt" | grep -cE 'reason=owner_(sleeping|delayed)')" -gt 0 ] &&
+	ok tp/sleeping-owner || notok tp/sleeping-owner "no abort reason=owner_sleeping/delayed"
+[ "$(count 'sched_proxy_handoff:' rt 'kind=donor')" -gt 0 ] && ok tp/handoff-to-donor ||
+	notok tp/handoff-to-donor "no handoff kind=donor in the rt run: $(grep -m2 sched_proxy_handoff "$T/rt.txt")"
+# Every handoff names a real task, every switch pairs a proxy with a donor.
+bad=$(grep 'sched_proxy_handoff:' "$T"/*.txt | grep -c 'to_pid=0 \|to_pid=-')
+[ "$bad" = 0 ] && ok tp/handoff-names-task || notok tp/handoff-names-task "$bad handoffs without a task"
+split=$(grep 'sched_proxy_switch:' "$T/rt.txt" | awk '{ n = d = ""; for (i = 1; i <= NF; i++) { if ($i ~ /^next_pid=/) n = substr($i, 10); if ($i ~ /^next_donor_pid=/) d = substr($i, 16) } if (n != d) c++ } END { print c + 0 }')
+[ "$split" -gt 0 ] && ok tp/switch-split-pairs || notok tp/switch-split-pairs "no switch with next != donor"
+finish
