@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # sched_proxy trace events, recorded with trace-cmd around lab scenarios of
 # known shape: the events exist; with proxy on, a depth-3 chain is resolved
-# at depth 3, a cross-CPU owner is reported as owner_cpu (part 1 falls back),
-# a sleeping owner as owner_sleeping/owner_delayed, a proxying owner hands
+# at depth 3, a cross-CPU owner makes the donor migrate from the waiter's CPU
+# to the owner's and return, a sleeping owner is reported as
+# owner_sleeping/owner_delayed (still a fallback), a proxying owner hands
 # the mutex to its donor, and context-pair switches are reported; with
 # proxy_exec=disable the events exist and never fire.
 #
@@ -44,7 +45,7 @@ rec() {
 count() { grep "$1" "$T/$2.txt" | grep -c "${3:-.}"; }
 
 rec chain chain -D 3 -b 3000 -n 5
-rec xcpu xcpu -b 3000 -n 5
+rec xcpu xcpu -c 0,1 -b 3000 -n 5
 rec sleep sleep-owner -s 3000 -b 200 -n 5
 rec rt rt -b 3000 -n 5
 
@@ -58,8 +59,10 @@ maxdepth=$(grep 'sched_proxy_pick:' "$T/chain.txt" | sed -n 's/.*depth=\([0-9]*\
 [ "${maxdepth:-0}" = 3 ] && ok tp/chain-depth-3 ||
 	notok tp/chain-depth-3 "deepest pick depth ${maxdepth:-none}, want 3"
 [ "$(count 'sched_proxy_pick:' chain)" -gt 0 ] && ok tp/pick-fires || notok tp/pick-fires "no pick in chain run"
-[ "$(count 'sched_proxy_abort:' xcpu 'reason=owner_cpu')" -gt 0 ] && ok tp/xcpu-owner-cpu ||
-	notok tp/xcpu-owner-cpu "no abort reason=owner_cpu in the cross-CPU run"
+[ "$(count 'sched_proxy_migrate:' xcpu 'src_cpu=0 dst_cpu=1')" -gt 0 ] && ok tp/xcpu-migrate-0-to-1 ||
+	notok tp/xcpu-migrate-0-to-1 "no migrate src_cpu=0 dst_cpu=1 in the cross-CPU run"
+[ "$(count 'sched_proxy_return:' xcpu 'dst_cpu=0 strategy=schedule')" -gt 0 ] && ok tp/xcpu-return ||
+	notok tp/xcpu-return "no return to CPU 0 (strategy=schedule) in the cross-CPU run"
 [ "$(grep 'sched_proxy_abort:' "$T/sleep.txt" | grep -cE 'reason=owner_(sleeping|delayed)')" -gt 0 ] &&
 	ok tp/sleeping-owner || notok tp/sleeping-owner "no abort reason=owner_sleeping/delayed"
 [ "$(count 'sched_proxy_handoff:' rt 'kind=donor')" -gt 0 ] && ok tp/handoff-to-donor ||
