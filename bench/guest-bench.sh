@@ -101,7 +101,7 @@ one() {
 }
 
 r=0
-while [ $r -lt "$repeat" ]; do
+while [ "$r" -lt "$repeat" ]; do
 	r=$((r + 1))
 	for s in $(echo "$scenarios" | tr ',' ' '); do
 		echo "bench-guest: begin $s $r"

@@ -115,6 +115,7 @@ mode_append() {
 est() {
 	case $1 in
 	cyclictest) echo $((duration + 1)) ;;
+	# shellcheck disable=SC2086 # "groups loops runs"
 	hackbench) set -- $hb; echo $(($3 * hb_secs)) ;;
 	*) echo $((duration + 3)) ;;
 	esac
@@ -173,6 +174,7 @@ progress() {
 		printf '%s\n' "$line" >> "$log"
 		case $line in
 		"bench-guest: begin "*)
+			# shellcheck disable=SC2086 # split into words
 			set -- $line
 			k=$((k + 1))
 			el=$(($(date +%s) - start))
@@ -184,6 +186,7 @@ progress() {
 			echo "bench: [$pm $pi/$nmodes] $3 (run $4/$repeat, $k/$((nmodes * nrun)))" \
 				"elapsed $(fmt_t "$el"), ~$(fmt_t "$left") left" >&2 ;;
 		"bench-guest: end "*)
+			# shellcheck disable=SC2086
 			set -- $line
 			done_plan=$((done_plan + $(est "$3")))
 			[ "$5" = rc=0 ] || echo "bench: [$pm] $3 run $4 FAILED ($5, log $res/$pm/$3/r$4.out)" >&2 ;;

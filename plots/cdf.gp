@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# One scenario: left the CDF of each mode (log latency axis), right its
-# percentile bars (p50, p99, p99.9, max; log ms).  Called by plots/plot.sh:
+# One scenario: left each mode's tail CDF (1 - CDF, log over log: p99 is
+# where it crosses 0.01), right its percentile bars (p50, p99, p99.9, max;
+# log ms).  Called by plots/plot.sh:
 #   out='PNG' title='...' files='...' names='...' colors='...' pct='PCTFILE'
 #   xlabel='...' ymin=MS
 # PCTFILE: one row per mode "name p50 p99 p99_9 max" in ms.
@@ -10,15 +11,20 @@ set multiplot layout 1,2 title title
 set logscale x
 set format x '%g'
 set xlabel xlabel
-set ylabel 'fraction of samples <= x'
-set yrange [0:1.02]
-set ytics 0.1
+set ylabel 'fraction of samples above x (1 - CDF, log)'
+set logscale y
+set format y '%g'
+set yrange [*:1.5]
 set grid xtics ytics mxtics
-set key bottom right box opaque
-# Each bucket's cumulative fraction at its upper edge, a point per bucket
-# (a mode with one bucket is a single point).
-plot for [i=1:words(files)] word(files, i) using ($2 / 1e6):4 with steps lw 2 lc rgb word(colors, i) title word(names, i), \
-	for [i=1:words(files)] word(files, i) using ($2 / 1e6):4 with points pt 7 ps 0.8 lc rgb word(colors, i) notitle
+set key top right box opaque
+# The tail as 1 - CDF at each bucket's upper edge (the last bucket, 0, is
+# off the log axis): p99 is where a line crosses 0.01, p99.9 at 0.001.
+set arrow 1 from graph 0, first 0.01 to graph 1, first 0.01 nohead dt 3 lc rgb 'gray40'
+set arrow 2 from graph 0, first 0.001 to graph 1, first 0.001 nohead dt 3 lc rgb 'gray40'
+plot for [i=1:words(files)] word(files, i) using ($2 / 1e6):(1 - $4) with steps lw 2 lc rgb word(colors, i) title word(names, i), \
+	for [i=1:words(files)] word(files, i) using ($2 / 1e6):(1 - $4) with points pt 7 ps 0.4 lc rgb word(colors, i) notitle
+unset arrow 1
+unset arrow 2
 unset logscale x
 set logscale y
 set format y '%g'
