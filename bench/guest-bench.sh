@@ -43,6 +43,8 @@ hb_groups=$1 hb_loops=$2 hb_runs=$3
 	echo "cmdline: $(cat /proc/cmdline)"
 	echo "cpus: $(nproc)"
 	echo "proxy_exec_symbol: $(grep -qw __sched_proxy_exec /proc/kallsyms 2>/dev/null && echo yes || echo no)"
+	# "enabled return=schedule" once the kernel has both return strategies.
+	echo "debugfs_proxy_exec: $(cat /sys/kernel/debug/sched/proxy_exec 2>/dev/null || echo none)"
 	dmesg | grep -E 'proxy.exec|proxy execution' | sed 's/^/dmesg: /'
 } > "$out/bench-kernel.txt"
 

@@ -115,8 +115,9 @@ mode_append() {
 est() {
 	case $1 in
 	cyclictest) echo $((duration + 1)) ;;
-	# shellcheck disable=SC2086 # "groups loops runs"
-	hackbench) set -- $hb; echo $(($3 * hb_secs)) ;;
+	hackbench)
+		# shellcheck disable=SC2086 # "groups loops runs"
+		set -- $hb; echo $(($3 * hb_secs)) ;;
 	*) echo $((duration + 3)) ;;
 	esac
 }

@@ -86,7 +86,8 @@ for m in $modes; do
 		[ "$s" = hackbench ] || [ -s "$res/plots/$s-hist.png" ] || miss="$miss plots/$s-hist.png"
 		[ -s "$res/plots/$s-cdf.png" ] || miss="$miss plots/$s-cdf.png"
 	done
-	[ -z "$miss" ] && ok "bench/files-$m" || notok "bench/files-$m" "missing:$miss"
+	[ -z "$miss" ] && ok "bench/files-$m" ||
+		notok "bench/files-$m" "$(echo "$miss" | wc -w) missing:$(echo "$miss" | cut -d' ' -f1-13)$([ "$(echo "$miss" | wc -w)" -le 12 ] || echo ' ...')"
 done
 miss=''
 for f in params.txt summary.json summary.tsv summary.txt modes.tsv plots/overview.png; do
@@ -113,6 +114,8 @@ elif [ -n "$havejq" ]; then
 		and all(.modes[]; (.name | IN("off", "v4", "current")) and (.append | type == "string")
 			and (.boot | IN("ok", "hung", "panic", "nostatus", "none"))
 			and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
+			and (.return_migration == null or (.return_migration | type == "string"))
+			and (.kernel == null or (.kernel | type == "string"))
 			and (.note == null or (.note | type == "string")) and (.console_log | type == "string"))
 		and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
 		and all(.results[];
@@ -163,7 +166,7 @@ for m in $modes; do
 				[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$1" = "$cyc" ] ||
 					bad="$bad $s/r$r:total=$1,buckets+overflows=$2,cycles=$cyc" ;;
 			hackbench)
-				n=$(wc -l < "$d/r$r.times" 2>/dev/null || echo 0)
+				n=$(wc -l 2>/dev/null < "$d/r$r.times" || echo 0)
 				[ "$n" = "$hb_runs" ] || bad="$bad $s/r$r:$n-of-$hb_runs-runs" ;;
 			*)
 				j=$d/r$r.json

@@ -218,15 +218,21 @@ for m in $modes; do
 	state=unknown
 	grep -q 'sched: proxy execution enabled' "$con" 2>/dev/null && state=enabled
 	grep -q 'sched: proxy execution disabled' "$con" 2>/dev/null && state=disabled
-	# off must really be off, and the proxy modes on.
+	# "sched: proxy execution enabled, return migration in ttwu" (part 2 on).
+	ret=$(sed -n 's/.*sched: proxy execution [a-z]*, return migration in \([a-z_]*\).*/\1/p' "$con" 2>/dev/null | head -1)
+	# off must really be off, and the proxy modes on, v4 returning in ttwu.
 	if [ "$avail" = true ]; then
-		case $m:$state in
-		off:enabled) avail=false note="proxy execution is enabled in the off boot" ;;
-		v4:disabled|current:disabled) avail=false note="proxy execution is disabled in this boot" ;;
+		case $m:$state:$ret in
+		off:enabled:*) avail=false note="proxy execution is enabled in the off boot" ;;
+		v4:disabled:*|current:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
+		v4:*:ttwu) ;;
+		v4:*:*) avail=false note="kernel did not switch to return=ttwu (${ret:-no return strategy}): ran as current" ;;
 		esac
 	fi
 	build=$(sed -n 's/.*Linux version \([^ ]*\) .* \(#[0-9][0-9]*\) .*/\1 \2/p' "$con" 2>/dev/null | head -1)
-	echo "$m	$result	$avail	$state	$(param "append_$m")	$note	${build:--}	$(param "bzimage_md5_$m")" >> "$T/modes"
+	# No empty fields: read with IFS=tab would merge them.
+	append=$(param "append_$m") md5=$(param "bzimage_md5_$m")
+	echo "$m	$result	$avail	$state	${append:--}	$note	${build:--}	${md5:--}	${ret:--}" >> "$T/modes"
 done
 cp "$T/modes" "$res/modes.tsv"
 
@@ -261,11 +267,12 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	echo '  },'
 	echo '  "modes": ['
 	n=$(wc -l < "$T/modes") i=0
-	while IFS='	' read -r m result avail state append note build md5; do
+	while IFS='	' read -r m result avail state append note build md5 ret; do
 		i=$((i + 1))
-		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "console_log": %s}' \
-			"$(jstr "$m")" "$(jstr "$append")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
-			"$([ "$note" = - ] && echo null || jstr "$note")" "$(jstr "$build")" "$(jstr "$md5")" "$(jstr "$m/console.log")"
+		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "console_log": %s}' \
+			"$(jstr "$m")" "$(jstr "${append#-}")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
+			"$([ "$ret" = - ] && echo null || jstr "$ret")" \
+			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$(jstr "$m/console.log")"
 		[ $i = "$n" ] && echo || echo ,
 	done < "$T/modes"
 	echo '  ],'
@@ -312,7 +319,7 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	echo "# $(param cpus) vCPUs (TCG), ${repeat} run(s) of $(param duration_s) s per scenario; medians across runs; times in ms"
 	[ "$(cut -f7,8 "$T/modes" | sort -u | wc -l)" -le 1 ] ||
 		echo "# WARNING: the modes booted different kernel builds: $(cut -f1,7 "$T/modes" | tr '\t\n' ' ')"
-	while IFS='	' read -r m result avail state append note build md5; do
+	while IFS='	' read -r m result avail state append note build md5 ret; do
 		[ "$note" = - ] || echo "# mode $m*: $note"
 		[ "$result" = ok ] || echo "# mode $m: guest $result (see $res/$m/console.log)"
 	done < "$T/modes"
