@@ -341,6 +341,31 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 			if (rep > 1) printf " %16s", ms($11) ".." ms($12)
 			printf "  %s\n", st
 		}' "$res/summary.tsv"
+	# The goals of issue 8, checked on the medians.
+	echo
+	echo "# goals (current vs off, and current vs v4 when v4 ran as itself):"
+	awk -F'\t' -v v4ok="$(awk -F'\t' '$1 == "v4" { print $3 }' "$T/modes")" '
+		{ r[$1, $2, "p50"] = $7; r[$1, $2, "p99"] = $8; r[$1, $2, "max"] = $10; seen[$2] = 1; ord[++n] = $2 }
+		function goal(what, s, f, lim,   a, b) {
+			a = r["current", s, f]; b = r["off", s, f]
+			if (!(s in seen)) return
+			if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) { printf "#   %-32s n/a\n", what; return }
+			printf "#   %-32s %7.3f  (goal <= %s)  %s\n", what, a / b, lim, a / b <= lim ? "met" : "NOT MET"
+		}
+		END {
+			goal("cfs p99 current/off", "cfs", "p99", 0.1)
+			goal("rt p99 current/off", "rt", "p99", 0.1)
+			goal("cyclictest p99 current/off", "cyclictest", "p99", 1.1)
+			goal("cyclictest max current/off", "cyclictest", "max", 1.1)
+			goal("hackbench median current/off", "hackbench", "p50", 1.10)
+			if (v4ok != "true") { print "#   current vs v4: v4 not available in this kernel"; exit }
+			for (i = 1; i <= n; i++) {
+				s = ord[i]; if (done[s]++) continue
+				a = r["current", s, s == "hackbench" ? "p50" : "p99"]; b = r["v4", s, s == "hackbench" ? "p50" : "p99"]
+				if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) continue
+				printf "#   %-32s %7.3f  (goal <= 1)  %s\n", s " " (s == "hackbench" ? "median" : "p99") " current/v4", a / b, a / b <= 1 ? "met" : "NOT MET"
+			}
+		}' "$res/summary.tsv"
 } > "$res/summary.txt"
 cat "$res/summary.txt"
 ! awk -F'\t' '$3 != "ok"' "$res/summary.tsv" | grep -q . && ! grep -qvx 'ok' "$res"/*/result 2>/dev/null
