@@ -80,42 +80,37 @@ on_switch(struct task_struct *next, struct task_struct *next_donor)
 }
 
 PX_TWIN(sched_proxy_pick, pick,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
-		struct mutex *lock, int depth),
+	PX_PROTO_PICK,
 	on_pick(donor, owner, depth))
 
 PX_TWIN(sched_proxy_abort, abort,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
-		struct mutex *lock, int depth, int reason),
+	PX_PROTO_ABORT,
 	({ struct px_counters *c = cnt(); if (c) c->aborts++; 0; }))
 
 PX_TWIN(sched_proxy_migrate, migrate,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
-		int src_cpu, int dst_cpu),
+	PX_PROTO_MIGRATE,
 	on_migrate(donor, owner))
 
 PX_TWIN(sched_proxy_return, return,
-	PX_ARGS(struct task_struct *p, int src_cpu, int dst_cpu, int strategy),
+	PX_PROTO_RETURN,
 	({ struct px_counters *c = cnt(); if (c) c->returns++; 0; }))
 
 PX_TWIN(sched_proxy_enqueue_sleeping, enqueue_sleeping,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner),
+	PX_PROTO_SLEEPING,
 	({ struct px_counters *c = cnt(); if (c) c->enqueue_sleeping++; 0; }))
 
 PX_TWIN(sched_proxy_activate, activate,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner),
+	PX_PROTO_SLEEPING,
 	({ struct px_counters *c = cnt(); if (c) c->activations++; 0; }))
 
 PX_TWIN(sched_proxy_handoff, handoff,
-	PX_ARGS(struct mutex *lock, struct task_struct *owner,
-		struct task_struct *to, int kind),
+	PX_PROTO_HANDOFF,
 	({ struct px_counters *c = cnt();
 	   if (c) { if (kind == 0) c->handoffs_donor++; else c->handoffs_top++; }
 	   0; }))
 
 PX_TWIN(sched_proxy_switch, switch,
-	PX_ARGS(struct task_struct *prev, struct task_struct *prev_donor,
-		struct task_struct *next, struct task_struct *next_donor),
+	PX_PROTO_SWITCH,
 	on_switch(next, next_donor))
 
 char LICENSE[] SEC("license") = "GPL";

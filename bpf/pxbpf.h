@@ -24,6 +24,24 @@ int BPF_PROG(name##_btf, proto) { return call; }		\
 SEC("raw_tp/" #event)						\
 int BPF_PROG(name##_raw, proto) { return call; }
 
+/*
+ * TP_PROTO of each sched_proxy event (tracepoints/sched_proxy.h), for
+ * PX_TWIN().  Enums are passed as int: vmlinux.h of a kernel without the
+ * events has no enum proxy_*.
+ */
+#define PX_PROTO_PICK	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \
+			     struct mutex *lock, int depth)
+#define PX_PROTO_ABORT	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \
+			     struct mutex *lock, int depth, int reason)
+#define PX_PROTO_SWITCH	PX_ARGS(struct task_struct *prev, struct task_struct *prev_donor, \
+			     struct task_struct *next, struct task_struct *next_donor)
+#define PX_PROTO_MIGRATE	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \
+			     int src_cpu, int dst_cpu)
+#define PX_PROTO_RETURN	PX_ARGS(struct task_struct *p, int src_cpu, int dst_cpu, int strategy)
+#define PX_PROTO_SLEEPING	PX_ARGS(struct task_struct *donor, struct task_struct *owner)
+#define PX_PROTO_HANDOFF	PX_ARGS(struct mutex *lock, struct task_struct *owner, \
+			     struct task_struct *to, int kind)
+
 static __always_inline __u64 px_log2(__u32 v)
 {
 	__u32 shift, r;

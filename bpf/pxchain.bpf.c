@@ -77,13 +77,11 @@ on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
 }
 
 PX_TWIN(sched_proxy_pick, pick,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
-		struct mutex *lock, int depth),
+	PX_PROTO_PICK,
 	on_pick(donor, owner, depth))
 
 PX_TWIN(sched_proxy_abort, abort,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
-		struct mutex *lock, int depth, int reason),
+	PX_PROTO_ABORT,
 	on_abort(donor, owner, reason))
 
 char LICENSE[] SEC("license") = "GPL";

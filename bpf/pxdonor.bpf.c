@@ -41,8 +41,7 @@ on_switch(struct task_struct *next, struct task_struct *next_donor)
 }
 
 PX_TWIN(sched_proxy_switch, switch,
-	PX_ARGS(struct task_struct *prev, struct task_struct *prev_donor,
-		struct task_struct *next, struct task_struct *next_donor),
+	PX_PROTO_SWITCH,
 	on_switch(next, next_donor))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -179,8 +179,7 @@ PX_TWIN(sched_switch, sched_switch,
 	on_switch(prev, next))
 
 PX_TWIN(sched_proxy_pick, pick,
-	PX_ARGS(struct task_struct *donor, struct task_struct *owner,
-		struct mutex *lock, int depth),
+	PX_PROTO_PICK,
 	on_pick(donor))
 
 char LICENSE[] SEC("license") = "GPL";
