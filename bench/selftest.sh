@@ -127,6 +127,7 @@ elif [ -n "$havejq" ]; then
 			and (.p99_range | length == 2) and ([.ratio_to_off[]] | all(num_or_null))
 			and ((.ratio_to_off | keys) == ["max", "p50", "p99"])
 			and (.failure == null or (.failure | type == "string"))
+			and (.note == null or (.note | type == "string"))
 			and (if .status == "ok" then .median.count > 0 and .median.p50 <= .median.p99
 				and .median.p99 <= .median.p99_9 and .median.p99_9 <= .median.max else true end)
 			and all(.repeats[]; (.run | type == "number") and (.status | IN("ok", "failed"))
@@ -157,14 +158,17 @@ for m in $modes; do
 			case $s in
 			cyclictest|cyclictest-load)
 				[ -s "$d/r$r.cthist" ] || { bad="$bad $s/r$r:nohist"; continue; }
+				# "# Total" counts the bucketed samples; + overflows = cycles.
+				# shellcheck disable=SC2046
 				set -- $(awk '/^# Total:/ { for (i = 3; i <= NF; i++) t += $i; next }
 					/^# Histogram Overflows:/ { for (i = 4; i <= NF; i++) o += $i; next }
 					/^#/ || NF < 2 { next } { for (i = 2; i <= NF; i++) b += $i }
-					END { print t + 0, b + o }' "$d/r$r.cthist")
-				cyc=$1
+					END { print t + 0, b + 0, t + o }' "$d/r$r.cthist")
+				cyc=$3
 				[ -z "$havejq" ] || cyc=$(jq '[.thread[].cycles] | add' "$d/r$r.ctjson" 2>/dev/null || echo none)
-				[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$1" = "$cyc" ] ||
-					bad="$bad $s/r$r:total=$1,buckets+overflows=$2,cycles=$cyc" ;;
+				sc=$(awk -F'\t' -v m="$m" -v s="$s" -v r="$r" '$1 == m && $2 == s && $3 == r { print $5 }' "$res/runs.tsv")
+				[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$cyc" ] && [ "$sc" = "$3" ] ||
+					bad="$bad $s/r$r:total=$1,buckets=$2,total+overflows=$3,cycles=$cyc,summary=$sc" ;;
 			hackbench)
 				n=$(wc -l 2>/dev/null < "$d/r$r.times" || echo 0)
 				[ "$n" = "$hb_runs" ] || bad="$bad $s/r$r:$n-of-$hb_runs-runs" ;;

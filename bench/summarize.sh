@@ -39,8 +39,11 @@ histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
 
 # cyclic CTHIST HIST: percentiles of cyclictest's raw -h histogram (1 us
 # buckets, one column per thread, all threads together) as
-# "count p50 p99 p99_9 max bucketsum overflows" in ns; also writes HIST,
-# the same samples in log-linear buckets (16 per octave) for plots/.
+# "count p50 p99 p99_9 max bucketsum total overflows over_pct" in ns:
+# count = "# Total" (the samples in the buckets) + overflows = cycles;
+# over_pct: the first of p50/p99/p99.9 that lies among the overflows (it is
+# then reported as the max, an upper bound), or "-".  Also writes HIST, the
+# bucketed samples in log-linear buckets (16 per octave) for plots/.
 cyclic() {
 	awk -v hist="$2" '
 		/^# Total:/ { for (i = 3; i <= NF; i++) total += $i; next }
@@ -49,10 +52,12 @@ cyclic() {
 		/^#/ || NF < 2 { next }
 		{ v = $1 + 0; c = 0; for (i = 2; i <= NF; i++) c += $i
 		  if (c) { n[v] += c; sum += c; if (v > top) top = v } }
-		function pct(p,   r, cum, v) {
-			r = int(p * total); if (r < p * total) r++; if (r < 1) r = 1
+		function pct(p, name,   r, cum, v, all) {
+			all = total + over
+			r = int(p * all); if (r < p * all) r++; if (r < 1) r = 1
 			cum = 0
 			for (v = 0; v <= top; v++) { cum += n[v]; if (cum >= r) return sprintf("%.0f", v * 1000) }
+			if (inover == "-") inover = name
 			return sprintf("%.0f", max * 1000)	# in the overflow: the max is all we know
 		}
 		END {
@@ -71,7 +76,9 @@ cyclic() {
 				lo = order[j]; cum += b[lo]
 				printf "%d %d %d %.6f\n", lo * 1000, (lo + bw[lo]) * 1000, b[lo], total ? cum / total : 0 > hist
 			}
-			printf "%d %s %s %s %.0f %d %d\n", total, pct(0.50), pct(0.99), pct(0.999), max * 1000, sum, over
+			inover = "-"
+			p50 = pct(0.50, "p50"); p99 = pct(0.99, "p99"); p999 = pct(0.999, "p99.9")
+			printf "%d %s %s %s %.0f %d %d %d %s\n", total + over, p50, p99, p999, max * 1000, sum, total, over, inover
 		}' "$1"
 }
 
@@ -118,7 +125,8 @@ for m in $modes; do
 				if [ -s "$d/r$r.cthist" ]; then
 					set -- $(cyclic "$d/r$r.cthist" "$d/r$r.hist")
 					vals="$1 $2 $3 $4 $5"
-					[ "$(($6 + $7))" = "$1" ] || { st=failed why="histogram holds $(($6 + $7)) of $1 samples"; }
+					[ "$6" = "$7" ] || { st=failed why="histogram holds $6 of its total $7 samples"; }
+					[ "$9" = - ] || [ $st = failed ] || why="note: $9 and above among the $8 samples over 1 s, reported as the max"
 				elif [ $st = ok ]; then st=failed why="no histogram"
 				fi ;;
 			hackbench)
@@ -180,6 +188,7 @@ awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
 			for (f = 5; f <= 9; f++) v[key, f] = v[key, f] " " $f
 			if (!(key in lo) || $7 + 0 < lo[key] + 0) lo[key] = $7
 			if (!(key in hi) || $7 + 0 > hi[key] + 0) hi[key] = $7
+			if ($11 != "-" && !(key in note)) note[key] = "run " $3 ": " $11
 		} else if (!(key in why)) { why[key] = "run " $3 ": " $11; log_[key] = $10 }
 	}
 	END {
@@ -195,7 +204,7 @@ awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
 				md[key, 5], md[key, 6], md[key, 7], md[key, 8], md[key, 9],
 				(key in lo) ? lo[key] : "-", (key in hi) ? hi[key] : "-",
 				ratio(md[key, 6], md[off, 6]), ratio(md[key, 7], md[off, 7]), ratio(md[key, 9], md[off, 9]),
-				(key in log_) ? log_[key] : "-", (key in why) ? why[key] : "-"
+				(key in log_) ? log_[key] : "-", (key in why) ? why[key] : (key in note) ? note[key] : "-"
 		}
 	}' "$T/reps" > "$res/summary.tsv"
 cp "$T/reps" "$res/runs.tsv"
@@ -293,7 +302,8 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 		echo "      \"p99_range\": [$(jnum "$p99lo"), $(jnum "$p99hi")],"
 		echo "      \"ratio_to_off\": {\"p50\": $(jnum "$r50"), \"p99\": $(jnum "$r99"), \"max\": $(jnum "$rmax")},"
 		echo "      \"hist\": $(jstr "$m/$s/all.hist"),"
-		echo "      \"failure\": $([ "$why" = - ] && echo null || jstr "$why"),"
+		echo "      \"failure\": $([ "$why" = - ] || [ "$st" = ok ] && echo null || jstr "$why"),"
+		echo "      \"note\": $([ "$why" = - ] || [ "$st" != ok ] && echo null || jstr "$why"),"
 		echo "      \"log\": $([ "$log" = - ] && echo null || jstr "${log#"$res"/}"),"
 		echo '      "repeats": ['
 		awk -F'\t' -v m="$m" -v s="$s" '$1 == m && $2 == s' "$T/reps" > "$T/these"
@@ -302,7 +312,7 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 			j=$((j + 1))
 			printf '        {"run": %s, "status": "%s", "count": %s, "p50": %s, "p99": %s, "p99_9": %s, "max": %s, "log": %s, "failure": %s}' \
 				"$r" "$rst" "$(jnum "$rc")" "$(jnum "$rp50")" "$(jnum "$rp99")" "$(jnum "$rp999")" "$(jnum "$rmx")" \
-				"$(jstr "${rlog#"$res"/}")" "$([ "$rwhy" = - ] && echo null || jstr "$rwhy")"
+				"$(jstr "${rlog#"$res"/}")" "$([ "$rwhy" = - ] || [ "$rst" = ok ] && echo null || jstr "$rwhy")"
 			[ $j = "$k" ] && echo || echo ,
 		done < "$T/these"
 		echo '      ]'
@@ -335,7 +345,7 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 		{
 			if (prev != "" && prev != $2) print ""
 			prev = $2
-			st = $3 == "ok" ? "ok" : ($3 == "partial" ? "PARTIAL " : "FAILED ") $17 " (" $16 ")"
+			st = $3 == "ok" ? "ok" ($17 == "-" ? "" : " (" $17 ")") : ($3 == "partial" ? "PARTIAL " : "FAILED ") $17 " (" $16 ")"
 			mode = index(na, " " $1 " ") ? $1 "*" : $1
 			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", $2, mode, $6, ms($7), ms($8), ms($9), ms($10), x($13), x($14), x($15)
 			if (rep > 1) printf " %16s", ms($11) ".." ms($12)
