@@ -11,8 +11,10 @@
 #                    (default 100: under TCG, microseconds are noise)
 #
 # Per mode and scenario it compares the median p99 (hackbench: the median
-# run time), prints one line each and writes the table to NEW/compare.txt:
-#   scenario mode old_ms new_ms change noise verdict
+# run time).  A proxy mode is judged on its ratio to the off mode of the
+# same run, which cancels a slower or busier host; off on its own value.
+# One line each, also written to NEW/compare.txt:
+#   scenario mode old_ms new_ms change old/off new/off change noise verdict
 # verdict: same, REGRESSION, better, or n/a (missing or failed on a side).
 # Exit status: 0 no regression; 1 regressions; 2 usage.
 #
@@ -49,6 +51,7 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 	-v na_old="$(awk -F'\t' '$3 == "false" { printf " %s ", $1 }' "$old/modes.tsv" 2>/dev/null)" '
 	function ms(v) { v /= 1e6; return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : v >= 1 ? sprintf("%.2f", v) : sprintf("%.3f", v) }
 	function spread(f) { return (f[5] > 1 && f[11] != "-" && f[8] + 0 > 0) ? (f[12] - f[11]) / f[8] : -1 }
+	function usable(f, c) { return f[3] != "failed" && f[c] != "-" && f[c] + 0 > 0 }
 	FNR == 1 { file++ }
 	{
 		key = $1 SUBSEP $2
@@ -57,16 +60,18 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 	}
 	END {
 		printf "# compare %s\n#    with %s\n", newdir, olddir
-		printf "# metric: median p99 (hackbench: median run time); noise: %d%% or the repeats'\'' p99 spread; floor %d us\n", thr, floor
-		printf "%-16s %-8s %10s %10s %8s %6s  %s\n", "scenario", "mode", "old ms", "new ms", "change", "noise", "verdict"
+		printf "# metric: median p99 (hackbench: median run time); proxy modes are judged on their ratio to the\n"
+		printf "# same boot'\''s off (cancels host load), off on its own value; noise: %d%% or the repeats'\'' p99\n", thr
+		printf "# spread, whichever is larger; changes under %d us are the same\n", floor
+		printf "%-16s %-8s %9s %9s %7s %8s %8s %7s %6s  %s\n", "scenario", "mode", "old ms", "new ms", "change", "old/off", "new/off", "change", "noise", "verdict"
 		for (i = 1; i <= n; i++) {
 			key = order[i]
 			split(cur[key], a, "\t")
-			verdict = "n/a"; ch = "-"; noise = "-"; o = "-"; v = "-"
+			verdict = "n/a"; ch = "-"; noise = "-"; o = "-"; v = "-"; ro = "-"; rn = "-"; rch = "-"
+			col = a[2] == "hackbench" ? 7 : 8; rcol = a[2] == "hackbench" ? 13 : 14
 			if (key in old) {
 				split(old[key], b, "\t")
-				col = a[2] == "hackbench" ? 7 : 8
-				if (a[3] != "failed" && b[3] != "failed" && a[col] != "-" && b[col] != "-" && b[col] + 0 > 0) {
+				if (usable(a, col) && usable(b, col)) {
 					o = b[col] + 0; v = a[col] + 0
 					rel = v / o - 1
 					sa = spread(a); sb = spread(b)
@@ -74,6 +79,12 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 					if (sa >= 0 && sb >= 0) { s = sa > sb ? sa : sb; if (s > nz) nz = s }
 					ch = sprintf("%+.0f%%", rel * 100); noise = sprintf("%.0f%%", nz * 100)
 					diff = v - o; if (diff < 0) diff = -diff
+					# A proxy mode with off on both sides: judge the ratio.
+					if (a[1] != "off" && usable(a, rcol) && usable(b, rcol)) {
+						ro = b[rcol] + 0; rn = a[rcol] + 0
+						rel = rn / ro - 1; rch = sprintf("%+.0f%%", rel * 100)
+						ro = sprintf("%.3g", ro); rn = sprintf("%.3g", rn)
+					}
 					if (diff < floor * 1000) verdict = "same"
 					else if (rel > nz) { verdict = "REGRESSION"; bad++ }
 					else if (-rel > nz / (1 + nz)) verdict = "better"
@@ -83,7 +94,7 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 			}
 			m = a[1]
 			if (index(na_new, " " m " ") || index(na_old, " " m " ")) m = m "*"
-			printf "%-16s %-8s %10s %10s %8s %6s  %s\n", a[2], m, o, v, ch, noise, verdict
+			printf "%-16s %-8s %9s %9s %7s %8s %8s %7s %6s  %s\n", a[2], m, o, v, ch, ro, rn, rch, noise, verdict
 		}
 		if (na_new != "" || na_old != "") print "# *: mode not available in one of the kernels (ran as current)"
 		printf "# %d regression(s)\n", bad

@@ -43,7 +43,8 @@ histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
 # count = "# Total" (the samples in the buckets) + overflows = cycles;
 # over_pct: the first of p50/p99/p99.9 that lies among the overflows (it is
 # then reported as the max, an upper bound), or "-".  Also writes HIST, the
-# bucketed samples in log-linear buckets (16 per octave) for plots/.
+# bucketed samples in log-linear buckets (16 per octave) for plots/; its
+# cum_fraction counts the overflows too (it ends below 1 if there are any).
 cyclic() {
 	awk -v hist="$2" '
 		/^# Total:/ { for (i = 3; i <= NF; i++) total += $i; next }
@@ -74,7 +75,7 @@ cyclic() {
 			}
 			for (j = 1; j <= nb; j++) {
 				lo = order[j]; cum += b[lo]
-				printf "%d %d %d %.6f\n", lo * 1000, (lo + bw[lo]) * 1000, b[lo], total ? cum / total : 0 > hist
+				printf "%d %d %d %.6f\n", lo * 1000, (lo + bw[lo]) * 1000, b[lo], total + over ? cum / (total + over) : 0 > hist
 			}
 			inover = "-"
 			p50 = pct(0.50, "p50"); p99 = pct(0.99, "p99"); p999 = pct(0.999, "p99.9")

@@ -88,6 +88,11 @@ ocolors=$(for m in $omodes; do color "$m"; done | tr '\n' ' ')
 	done
 } > "$pd/overview.dat"
 nc=$(head -1 "$pd/overview.dat" | wc -w)
-gnuplot -e "out='$pd/overview.png'; title='p99 relative to proxy_exec=disable ($stamp)'; data='$pd/overview.dat'; ncols=$nc; colors='$ocolors'" \
+# Decades around the ratios (at least 0.001..20), room for the labels.
+# shellcheck disable=SC2046
+set -- $(awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "NaN" && $i > 0) {
+		if (lo == "" || $i < lo) lo = $i; if ($i > hi) hi = $i } }
+	END { a = 0.001; while (lo != "" && a > lo / 2) a /= 10; b = 20; while (b < hi * 3) b *= 10; print a, b }' "$pd/overview.dat")
+gnuplot -e "out='$pd/overview.png'; title='p99 relative to proxy_exec=disable ($stamp)'; data='$pd/overview.dat'; ncols=$nc; colors='$ocolors'; ymin=$1; ymax=$2" \
 	"$here/overview.gp"
 echo "plot: $n scenarios + overview in $pd" >&2
