@@ -127,7 +127,7 @@ for m in $modes; do
 					set -- $(cyclic "$d/r$r.cthist" "$d/r$r.hist")
 					vals="$1 $2 $3 $4 $5"
 					[ "$6" = "$7" ] || { st=failed why="histogram holds $6 of its total $7 samples"; }
-					[ "$9" = - ] || [ $st = failed ] || why="note: $9 and above among the $8 samples over 1 s, reported as the max"
+					[ "$9" = - ] || [ $st = failed ] || why="note: $9 and above among the $8 samples over 100 ms, reported as the max"
 				elif [ $st = ok ]; then st=failed why="no histogram"
 				fi ;;
 			hackbench)
