@@ -114,7 +114,8 @@ mode_append() {
 # Guessed seconds of one scenario run, for timeouts and the estimate.
 est() {
 	case $1 in
-	cyclictest) echo $((duration + 1)) ;;
+	cyclictest) echo $((duration + 4)) ;;
+	cyclictest-load) echo $((duration + 6)) ;;
 	hackbench)
 		# shellcheck disable=SC2086 # "groups loops runs"
 		set -- $hb; echo $(($3 * hb_secs)) ;;
