@@ -9,6 +9,8 @@
 #   --mem MB             guest memory (default 1024)
 #   --append "ARGS"      extra kernel command line, e.g. "proxy_exec=disable"
 #   --timeout SEC        hard limit for boot + command (default 600)
+#   --stall SEC          also kill the guest when the command's output has
+#                        not grown for SEC seconds, boot included (off)
 #   --kvm                KVM instead of TCG (may hang at "Decompressing
 #                        Linux" here; the timeout still applies)
 #   --share DIR          host folder shared read-write at /px/share, the
@@ -24,7 +26,8 @@
 # result (ok|hung|panic|nostatus).  The initramfs is rebuilt first if any of
 # its inputs changed (guest/mkinitramfs.sh), e.g. a new tool in build/tools/bin.
 #
-# Exit status: the command's own; 124 guest hung (killed at the timeout);
+# Exit status: the command's own; 124 guest hung (killed at the timeout
+# or stall limit);
 # 123 guest panicked; 122 guest stopped without reporting a status;
 # 2 usage; 1 setup error.
 #
@@ -47,7 +50,7 @@ checkarg() {
 }
 die() { echo "run: $*" >&2; exit 1; }
 
-flavour=lean cpus=2 mem=1024 append='' timeout=600 accel=tcg share=$(pwd) out='' interactive='' dryrun=''
+flavour=lean cpus=2 mem=1024 append='' timeout=600 stall='' accel=tcg share=$(pwd) out='' interactive='' dryrun=''
 while test $# -gt 0; do
 	case $1 in
 	--kernel) checkarg "$1" "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
@@ -55,6 +58,7 @@ while test $# -gt 0; do
 	--mem) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
 	--append) checkarg "$1" "${2-}" '^[^#]*$'; append=$2; shift ;;
 	--timeout) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
+	--stall) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; stall=$2; shift ;;
 	--kvm) accel=kvm ;;
 	--share) checkarg "$1" "${2-}" '.'; share=$2; shift ;;
 	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
@@ -113,16 +117,18 @@ fi
 } > "$out/testid.txt"
 cp "$top/build/obj-$flavour/.config" "$out/kernel.config" 2>/dev/null || true
 
+# QEMU option values escape a comma by doubling it.
+qpath() { printf '%s' "$1" | sed 's/,/,,/g'; }
 # KVM: drop arch-capabilities, whose MSR nested KVM here refuses (qemu abort).
 cpu=max; [ "$accel" = tcg ] || cpu=host,-arch-capabilities
 set -- qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
 	-machine pc,accel="$accel" -cpu "$cpu" -smp "$cpus" -m "$mem" \
 	-kernel "$bz" -initrd "$initrd" -append "$cmdline" \
-	-virtfs "local,path=$out,mount_tag=pxout,security_model=none" \
-	-virtfs "local,path=$share,mount_tag=pxshare,security_model=none" \
-	-virtfs "local,path=$top,mount_tag=pxrepo,security_model=none,readonly=on"
+	-virtfs "local,path=$(qpath "$out"),mount_tag=pxout,security_model=none" \
+	-virtfs "local,path=$(qpath "$share"),mount_tag=pxshare,security_model=none" \
+	-virtfs "local,path=$(qpath "$top"),mount_tag=pxrepo,security_model=none,readonly=on"
 if [ -n "$interactive" ]; then
-	set -- "$@" -chardev "stdio,id=con,mux=on,signal=off,logfile=$out/console.log" \
+	set -- "$@" -chardev "stdio,id=con,mux=on,signal=off,logfile=$(qpath "$out/console.log")" \
 		-serial chardev:con -mon chardev=con,mode=readline
 else
 	set -- "$@" -serial "file:$out/console.log"
@@ -150,14 +156,20 @@ tail -n +1 -f --pid="$qpid" "$out/output.log" &
 tpid=$!
 trap 'kill -KILL $qpid $tpid 2>/dev/null; echo "run: interrupted" >&2; exit 130' INT TERM HUP
 start=$(date +%s%N)
-boot_ms='' hung=''
+boot_ms='' hung='' size=0 grew=$start
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s%N)
 	if [ -z "$boot_ms" ] && grep -q '^px-init: reached /init' "$out/console.log" 2>/dev/null; then
 		boot_ms=$(( (now - start) / 1000000 ))
 	fi
 	if [ $(( (now - start) / 1000000000 )) -ge "$timeout" ]; then
-		hung=1
+		hung="after $timeout s"
+	elif [ -n "$stall" ]; then
+		n=$(stat -c %s "$out/output.log")
+		[ "$n" = "$size" ] || { size=$n; grew=$now; }
+		[ $(( (now - grew) / 1000000000 )) -lt "$stall" ] || hung="with no output for $stall s"
+	fi
+	if [ -n "$hung" ]; then
 		kill -KILL "$qpid" 2>/dev/null || true
 		break
 	fi
@@ -184,7 +196,7 @@ tail40() {
 }
 if [ -n "$hung" ]; then
 	echo hung > "$out/result"
-	echo "run: guest hung after $timeout s, killed" >&2
+	echo "run: guest hung $hung, killed after $elapsed s" >&2
 	tail40
 	exit 124
 elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then

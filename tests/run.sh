@@ -101,27 +101,29 @@ awk -F'|' '!seen[$1 FS $2 FS $3]++ { print $1 "|" $2 "|" $3 }' "$res/plan" > "$r
 while IFS='|' read -r k args cpus; do
 	label=$k${args:+ $args}
 	[ "$cpus" = 2 ] || label="$label cpus=$cpus"
-	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.,-' '_' | sed 's/_*$//')
+	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.-' '_' | sed 's/_*$//')
 	mkdir -p "$dir"
 	awk -F'|' -v k="$k" -v a="$args" -v c="$cpus" '$1 == k && $2 == a && $3 == c' "$res/plan" > "$dir/plan"
 	set --
-	total=120
+	total=120 longest=0
 	while IFS='|' read -r _ _ _ to s; do
 		set -- "$@" "$to:guest/$s"
 		total=$((total + to))
+		[ "$to" -le "$longest" ] || longest=$to
 	done < "$dir/plan"
 	note "boot [$label]: $(cut -d'|' -f5 "$dir/plan" | tr '\n' ' ')(timeout ${total}s)"
 	rc=0
-	PX_KERNEL=$k "$top/guest/run.sh" --kernel "$k" --cpus "$cpus" --append "$args" \
-		--timeout "$total" --share "$top/tests" --out "$dir" \
+	# An Oops ends the boot at once (oops=panic); a guest whose driver
+	# prints nothing for longer than its longest script (+ boot) is hung.
+	"$top/guest/run.sh" --kernel "$k" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
+		--timeout "$total" --stall $((longest + 120)) --share "$top/tests" --out "$dir" \
 		-- env PX_KERNEL="$k" PX_BOOT="$label" sh lib/guest-driver.sh "$@" \
 		> "$dir/run.log" 2>&1 < /dev/null || rc=$?
 	result=$(cat "$dir/result" 2>/dev/null || echo none)
 	case $result in
 	hung|panic|nostatus)
-		why="guest $result"
-		[ "$result" = hung ] && why="guest hung after ${total}s"
-		[ "$result" = panic ] && why="guest panicked"
+		why=$(sed -n 's/^run: \(guest [a-z]*\)/\1/p' "$dir/run.log" | head -1)
+		[ -n "$why" ] || why="guest $result"
 		for s in "$@"; do report "FAIL [$label] $(basename "${s#*:}") - $why"; done
 		note "console tail of [$label] ($dir/console.log):"
 		tail -n 40 "$dir/console.log" 2>/dev/null | sed 's/^/    /' >&2 || true ;;
