@@ -84,7 +84,11 @@ for m in $modes; do
 		done
 		[ "$s" = hackbench ] || [ -s "$res/$d/all.hist" ] || miss="$miss $d/all.hist"
 		[ "$s" = hackbench ] || [ -s "$res/plots/$s-hist.png" ] || miss="$miss plots/$s-hist.png"
-		[ -s "$res/plots/$s-cdf.png" ] || miss="$miss plots/$s-cdf.png"
+		if [ "$s" = hackbench ]; then
+			[ -s "$res/plots/$s-runs.png" ] || miss="$miss plots/$s-runs.png"
+		else
+			[ -s "$res/plots/$s-cdf.png" ] || miss="$miss plots/$s-cdf.png"
+		fi
 	done
 	[ -z "$miss" ] && ok "bench/files-$m" ||
 		notok "bench/files-$m" "$(echo "$miss" | wc -w) missing:$(echo "$miss" | cut -d' ' -f1-13)$([ "$(echo "$miss" | wc -w)" -le 12 ] || echo ' ...')"

@@ -3,12 +3,14 @@
 # Turn a bench/run.sh results folder into PNGs in RESULTS_DIR/plots/:
 #   <scenario>-hist.png  the modes' latency histograms overlaid, log counts
 #   <scenario>-cdf.png   CDFs (left) and p50/p99/p99.9/max bars (right)
+#   hackbench-runs.png   each run's time per mode, the median as a bar
 #   overview.png         p99 of every scenario relative to off, per mode
 #
 # Usage: plots/plot.sh RESULTS_DIR
 #
 # Needs summary.tsv (bench/summarize.sh) and each <mode>/<scenario>/all.hist.
-# hackbench has no histogram plot: its bars are the per-run times.
+# hackbench gets <scenario>-runs.png instead: every run's time per mode
+# and the median.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# = 1 ] && [ -f "$1/summary.tsv" ] || {
@@ -65,6 +67,23 @@ for s in $scenarios; do
 	fi
 	ymin=$(awk '{ for (f = 2; f <= 5; f++) if ($f > 0.001 && (m == "" || $f < m)) m = $f }
 		END { e = 1; if (m == "") m = 1; while (e > m) e /= 10; while (e * 10 <= m) e *= 10; print e / 10 }' "$pd/$s.pct")
+	if [ "$s" = hackbench ]; then
+		# Few runs: the runs themselves, not a distribution.
+		: > "$pd/$s.runs"; : > "$pd/$s.med"
+		k=0
+		for m in $modes; do
+			k=$((k + 1))
+			rgb=$(printf '%d' "0x$(color "$m" | tr -d '#')")
+			cat "$res/$m/$s"/r[0-9]*.times 2>/dev/null |
+				awk -v k=$k -v l="$(label "$m")" -v c="$rgb" '{ print k, l, $1 * 1000, c }' >> "$pd/$s.runs"
+			awk -F'\t' -v m="$m" -v s="$s" -v k=$k -v l="$(label "$m")" -v c="$rgb" \
+				'$1 == m && $2 == s && $7 != "-" { print k, l, $7 / 1e6, c }' "$res/summary.tsv" >> "$pd/$s.med"
+		done
+		gnuplot -e "out='$pd/$s-runs.png'; title='$s: time per run, median bar ($stamp)'; runs='$pd/$s.runs'; med='$pd/$s.med'; ylabel='run time (ms)'; nmodes=$k" \
+			"$here/runs.gp"
+		n=$((n + 1))
+		continue
+	fi
 	gnuplot -e "out='$pd/$s-cdf.png'; title='$s: CDF and percentiles per mode ($stamp)'; files='$files'; names='$names'; colors='$colors'; pct='$pd/$s.pct'; xlabel='$xl'; ymin=$ymin" \
 		"$here/cdf.gp"
 	n=$((n + 1))
