@@ -57,7 +57,10 @@ on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
 	slot = depth < 0 ? 0 : depth;
 	if (slot > PX_MAX_DEPTH)
 		slot = PX_MAX_DEPTH;
-	__sync_fetch_and_add(&h->slots[slot], 1);
+	/* Check the register that indexes, not a copy the compiler made. */
+	asm volatile("" : "+r"(slot));
+	if (slot <= PX_MAX_DEPTH)
+		__sync_fetch_and_add(&h->slots[slot], 1);
 	return 0;
 }
 

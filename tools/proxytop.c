@@ -526,6 +526,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	pxbpf_handle_signals();
+	pxbpf_learn_cgroups();
 	err = sample(obj, &fr);
 	if (err)
 		goto cleanup;

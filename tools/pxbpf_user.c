@@ -140,9 +140,18 @@ void pxbpf_handle_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static bool learn_cgroups;
+
+void pxbpf_learn_cgroups(void)
+{
+	learn_cgroups = true;
+	pxbpf_cgroup_learn();
+}
+
 void pxbpf_sleep(long seconds)
 {
 	__u64 deadline = px_now_ns() + seconds * 1000000000ULL, now;
+	__u64 learnt = px_now_ns();
 	struct timespec ts;
 
 	/* In slices, so a signal just before nanosleep() is not missed. */
@@ -154,6 +163,10 @@ void pxbpf_sleep(long seconds)
 		ts.tv_sec = 0;
 		ts.tv_nsec = left;
 		nanosleep(&ts, NULL);
+		if (learn_cgroups && px_now_ns() - learnt >= 1000000000ULL) {
+			pxbpf_cgroup_learn();
+			learnt = px_now_ns();
+		}
 	}
 }
 
@@ -347,18 +360,35 @@ static int cg_walk(const char *path, const struct stat *st, int type, struct FTW
 	return 0;
 }
 
+/*
+ * Add the cgroups that exist now; keep the ones seen before, so a cgroup
+ * removed after it was seen keeps its path.
+ */
+static int cg_walk_merge(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t i;
+
+	if (type != FTW_D)
+		return 0;
+	for (i = 0; i < cg_n; i++)
+		if (cg_ents[i].id == st->st_ino)
+			return 0;
+	return cg_walk(path, st, type, ftw);
+}
+
 static void cg_rescan(void)
 {
 	const char *root = px_cgroup_root();
-	size_t i;
 
-	for (i = 0; i < cg_n; i++)
-		free(cg_ents[i].path);
-	cg_n = 0;
 	if (!root)
 		return;
 	cg_root_len = strlen(root);
-	nftw(root, cg_walk, 16, FTW_PHYS | FTW_MOUNT);
+	nftw(root, cg_walk_merge, 16, FTW_PHYS | FTW_MOUNT);
+}
+
+void pxbpf_cgroup_learn(void)
+{
+	cg_rescan();
 }
 
 const char *pxbpf_cgroup_path(__u64 id)

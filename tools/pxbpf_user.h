@@ -72,6 +72,10 @@ int pxbpf_loop(struct pxbpf_env *env, const char *what,
 extern volatile sig_atomic_t pxbpf_exiting;
 void pxbpf_handle_signals(void);
 
+/* From now on pxbpf_sleep() learns cgroup paths every second, so that
+ * cgroups removed before the output still print as paths. */
+void pxbpf_learn_cgroups(void);
+
 /* Sleep @seconds unless a signal comes first. */
 void pxbpf_sleep(long seconds);
 
@@ -105,6 +109,10 @@ int pxbpf_load_attach(struct bpf_object_skeleton *skel);
  * cgroup2 mount.  Fills its id and depth below the root (0 for the root).
  */
 int pxbpf_cgroup_target(const char *path, __u64 *id, __u32 *level);
+
+/* Remember the paths of all cgroups that exist now (removed ones keep
+ * theirs in pxbpf_cgroup_path()). */
+void pxbpf_cgroup_learn(void);
 
 /* Path of cgroup @id relative to the cgroup2 mount ("/" for the root),
  * or "cgid:N" when it cannot be found.  Static buffer per call site. */

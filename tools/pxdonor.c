@@ -326,6 +326,8 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	st.obj = obj;
+	if (env.per_cgroup)
+		pxbpf_learn_cgroups();
 	err = pxbpf_loop(&env.c, "donor runtime", print_interval, &st);
 
 cleanup:

@@ -160,31 +160,41 @@ fi
 
 # --- pxdonor + proxytop: cfs inversion.  The owner (in cgroup pxinv-bg,
 # cpu.weight 1) burns B us per iteration while the waiter (normal weight)
-# waits: with proxy execution nearly all of that runs on the waiter's
-# behalf.  Donated time must be 50..150% of N*B.
+# waits; with proxy execution it runs mostly on the waiter's behalf.
+# pxdonor's total for the waiter -> owner pair must equal (within 5%) the
+# stretches computed from the raw sched_proxy_switch events trace-cmd
+# recorded meanwhile, be at least half of the N*B the owner burned in N
+# iterations, and
+# at most the waiter's summed lock wait (+2 ms per iteration for the
+# owner's way to its next context switch after the handoff).
+B=5000 S=6
 if [ $proxy = 1 ]; then
-	N=20 B=5000
-	inv="inversion cfs -n $N -b $B -q"
+	inv="inversion cfs -d ${S}s -b $B -q -o $T/inv.json"
 else
 	# Without proxy the weight-1 owner would starve: use rt (hog-capped).
-	N=10 B=1000
-	inv="inversion rt -n $N -b $B -q"
+	inv="inversion rt -d ${S}s -b $B -q -o $T/inv.json"
 fi
 if start donor pxdonor -G -c pxt60 99; then
 	rc=0
-	$inv > "$T/inv.out" 2>&1 &
+	# proxytop in batch mode covers the run: 3 refreshes of 2 s.
+	proxytop -b -n 3 -d 2 -G > "$T/top-g.out" 2> "$T/top-g.err" &
+	tpid=$!
+	proxytop -b -n 3 -d 2 > "$T/top.out" 2> "$T/top.err" &
+	tpid2=$!
+	sleep 2
+	# shellcheck disable=SC2086
+	trace-cmd record -q -e sched_proxy:sched_proxy_switch -o "$T/trace.dat" \
+		$inv > "$T/inv.out" 2>&1 &
 	ipid=$!
 	owner=
 	i=0
-	while [ $proxy = 1 ] && [ -z "$owner" ] && [ $i -lt 100 ]; do
+	while [ $proxy = 1 ] && [ -z "$owner" ] && [ $i -lt 200 ]; do
 		owner=$(head -1 /sys/fs/cgroup/pxinv-bg/cgroup.procs 2>/dev/null)
 		usleep 50000
 		i=$((i + 1))
 	done
-	proxytop -b -n 2 -d 1 -G > "$T/top-g.out" 2> "$T/top-g.err" &
-	tpid=$!
-	proxytop -b -n 2 -d 1 > "$T/top.out" 2> "$T/top.err" || rc=$?
 	wait $tpid || rc=$?
+	wait $tpid2 || rc=$?
 	trc=$rc
 	rc=0
 	wait $ipid || rc=$?
@@ -195,11 +205,21 @@ if start donor pxdonor -G -c pxt60 99; then
 	sed 's/^/#   /' "$T/donor.out"
 	say "proxytop:"
 	sed 's/^/#   /' "$T/top.out" "$T/top-g.out"
+	# Donor runtime per pair from the raw events: donor owner ms.
+	trace-cmd report -i "$T/trace.dat" 2>/dev/null | grep 'sched_proxy_switch:' | awk '{
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^\[[0-9]+\]$/) { cpu = $i; ts = $(i + 1); sub(/:$/, "", ts) }
+			if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]
+		}
+		if (cpu in open) { split(open[cpu], o, " "); tot[o[1] " " o[2]] += ts - o[3]; delete open[cpu] }
+		if (v["next_pid"] != v["next_donor_pid"]) open[cpu] = v["next_donor_pid"] " " v["next_pid"] " " ts
+	} END { for (k in tot) printf "%s %.3f\n", k, tot[k] * 1000 }' > "$T/trace.sum"
+	say "from trace-cmd (donor owner ms): $(tr '\n' ';' < "$T/trace.sum")"
 	if [ $drc -ne 0 ]; then
 		notok "bpf-tools/$boot/pxdonor/donated" "pxdonor exit $drc: $(head -2 "$T/donor.err")"
 	elif [ $proxy = 0 ]; then
 		if grep -q '^donor runtime (all pairs, completed stretches): 0.000 ms' "$T/donor.out" &&
-		   grep -q '(no proxy stretches)' "$T/donor.out"; then
+		   grep -q '(no proxy stretches)' "$T/donor.out" && [ ! -s "$T/trace.sum" ]; then
 			ok "bpf-tools/$boot/pxdonor/no-donation"
 		else
 			notok "bpf-tools/$boot/pxdonor/no-donation" "donor runtime on a proxy_exec=disable boot"
@@ -207,31 +227,37 @@ if start donor pxdonor -G -c pxt60 99; then
 	else
 		# Pair rows: DONOR PID OWNER PID DONATED_ms STRETCHES MAX_us
 		ms=$(awk -v o="$owner" 'NF == 7 && $4 == o && $2 != o { s += $5 } END { print s + 0 }' "$T/donor.out")
-		want=$((N * B / 1000))
-		say "donated to owner $owner: $ms ms; owner burned $want ms while holding"
+		tms=$(awk -v o="$owner" '$2 == o && $1 != o { s += $3 } END { print s + 0 }' "$T/trace.sum")
+		wait_ns=$(sed -n 's/.*"latency":{[^}]*"sum":\([0-9]*\).*/\1/p' "$T/inv.json" | head -1)
+		N=$(sed -n 's/.*"iterations_done":\([0-9]*\).*/\1/p' "$T/inv.json" | head -1)
+		N=${N:-0}
+		burn=$((N * B / 1000)) waitms=$((${wait_ns:-0} / 1000000))
+		say "donated to owner $owner: pxdonor $ms ms, trace $tms ms; owner burned $burn ms; waiter waited $waitms ms"
 		if [ -z "$owner" ]; then
 			notok "bpf-tools/$boot/pxdonor/donated" "no owner pid found in pxinv-bg"
-		elif awk -v m="$ms" -v w=$want 'BEGIN { exit !(m >= 0.5 * w && m <= 1.5 * w) }'; then
-			ok "bpf-tools/$boot/pxdonor/donated"
+		elif ! awk -v m="$ms" -v t="$tms" 'BEGIN { d = m - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.05 * t) }'; then
+			notok "bpf-tools/$boot/pxdonor/donated" "pxdonor $ms ms vs $tms ms from the raw events"
+		elif ! awk -v m="$ms" -v b=$burn -v w=$waitms -v n="$N" 'BEGIN { exit !(m >= 0.5 * b && m <= w + 2 * n) }'; then
+			notok "bpf-tools/$boot/pxdonor/donated" "$ms ms donated, want between $burn/2 ms (burn) and $waitms+$((2 * N)) ms (wait)"
 		else
-			notok "bpf-tools/$boot/pxdonor/donated" "$ms ms donated to owner $owner, want $want ms +-50%"
+			ok "bpf-tools/$boot/pxdonor/donated"
 		fi
 		# Cgroup pairs: the owner's cgroup received donor runtime.
-		if awk 'NF == 5 && $2 == "/pxinv-bg" && $3 > 0 { f = 1 } END { exit !f }' "$T/donor.out"; then
+		if awk 'NF == 5 && $1 == "/pxt60" && $2 == "/pxinv-bg" && $3 > 0 { f = 1 } END { exit !f }' "$T/donor.out"; then
 			ok "bpf-tools/$boot/pxdonor/cgroup"
 		else
-			notok "bpf-tools/$boot/pxdonor/cgroup" "no cgroup pair with owner cgroup /pxinv-bg"
+			notok "bpf-tools/$boot/pxdonor/cgroup" "no cgroup pair /pxt60 -> /pxinv-bg"
 		fi
 	fi
-	# proxytop: header twice; with proxy, the owner's row names its cgroup
+	# proxytop: header each refresh; with proxy, the owner's row names its cgroup
 	# and a donor; without, no activity.
 	if [ $trc -ne 0 ]; then
 		notok "bpf-tools/$boot/proxytop/batch" "exit $trc: $(head -2 "$T/top.err")"
-	elif [ "$(grep -c '^proxy picks/s: .* donated CPU: ' "$T/top.out")" -ne 2 ]; then
-		notok "bpf-tools/$boot/proxytop/batch" "header not printed twice"
+	elif [ "$(grep -c '^proxy picks/s: .* donated CPU: ' "$T/top.out")" -ne 3 ]; then
+		notok "bpf-tools/$boot/proxytop/batch" "header not printed 3 times"
 	elif [ $proxy = 0 ]; then
 		if grep -q '^proxy picks/s: 0.0 ' "$T/top.out" &&
-		   [ "$(grep -c '(no proxy activity' "$T/top.out")" -eq 2 ]; then
+		   [ "$(grep -c '(no proxy activity' "$T/top.out")" -eq 3 ]; then
 			ok "bpf-tools/$boot/proxytop/batch"
 		else
 			notok "bpf-tools/$boot/proxytop/batch" "proxy activity on a proxy_exec=disable boot"
