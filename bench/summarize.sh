@@ -228,8 +228,13 @@ for m in $modes; do
 	state=unknown
 	grep -q 'sched: proxy execution enabled' "$con" 2>/dev/null && state=enabled
 	grep -q 'sched: proxy execution disabled' "$con" 2>/dev/null && state=disabled
-	# "sched: proxy execution enabled, return migration in ttwu" (part 2 on).
+	# "sched: proxy execution enabled, return migration in try_to_wake_up
+	# (v4 style)" or "... in __schedule (current)" (part 2 on): ttwu, schedule.
 	ret=$(sed -n 's/.*sched: proxy execution [a-z]*, return migration in \([a-z_]*\).*/\1/p' "$con" 2>/dev/null | head -1)
+	case $ret in
+	try_to_wake_up|ttwu) ret=ttwu ;;
+	__schedule|schedule) ret=schedule ;;
+	esac
 	# off must really be off, and the proxy modes on, v4 returning in ttwu.
 	if [ "$avail" = true ]; then
 		case $m:$state:$ret in
@@ -237,6 +242,7 @@ for m in $modes; do
 		v4:disabled:*|current:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
 		v4:*:ttwu) ;;
 		v4:*:*) avail=false note="kernel did not switch to return=ttwu (${ret:-no return strategy}): ran as current" ;;
+		current:*:ttwu) avail=false note="this boot returns in try_to_wake_up (v4 style), not __schedule" ;;
 		esac
 	fi
 	build=$(sed -n 's/.*Linux version \([^ ]*\) .* \(#[0-9][0-9]*\) .*/\1 \2/p' "$con" 2>/dev/null | head -1)
