@@ -829,6 +829,14 @@ static void spawn(const char *role, int idx, void (*fn)(int))
 	if (!pid) {
 		signal(SIGINT, SIG_IGN);	/* the parent decides */
 		signal(SIGUSR1, SIG_IGN);
+		/*
+		 * Fault in and lock everything now: a first touch of a page
+		 * of the shared mapping is a shmem fault that may sleep on
+		 * the folio lock, and a defense task sleeping there lets the
+		 * offense run (football) or adds to a latency.
+		 */
+		if (mlockall(MCL_CURRENT | MCL_FUTURE))
+			__atomic_fetch_add(&sh->mlock_failed, 1, __ATOMIC_RELAXED);
 		signal(SIGTERM, SIG_DFL);
 		fn(idx);
 		child_exit();
@@ -1381,6 +1389,9 @@ int main(int argc, char **argv)
 	else
 		supervised = run_lock_scenario();
 	kids = children_ok();
+	if (sh->mlock_failed)
+		px_warnx("%" PRIu64 " processes could not mlockall(): page faults may add sleeps",
+			 sh->mlock_failed);
 	cleanup_system();
 	if (sh->failed)
 		px_warnx("%s", sh->errmsg);

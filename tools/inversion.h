@@ -83,6 +83,7 @@ struct inv_shared {
 	uint64_t	waiter_acq;
 	uint64_t	iterations;			/* completed */
 	uint64_t	hog_bursts, hog_capped;
+	uint64_t	mlock_failed;			/* children without mlockall() */
 
 	/* football */
 	uint64_t	ball;
