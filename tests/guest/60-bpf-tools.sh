@@ -130,6 +130,7 @@ if start chain pxchain -D -j -c pxt60 99; then
 	tr '{' '\n' < "$T/chain.out" | grep '"depth":' | awk '{
 		pid = $0; sub(/.*"pid":/, "", pid); sub(/,.*/, "", pid)
 		s = $0; sub(/.*"depth":/, "", s); gsub(/[][}]/, " ", s)
+		gsub(/^[ ,]+|[ ,]+$/, "", s)
 		n = split(s, a, /[ ,]+/); max = 0; tot = 0
 		for (i = 1; i < n; i += 2) if (a[i] != "") {
 			d = a[i] + 0; c = a[i + 1] + 0; tot += c
@@ -161,7 +162,8 @@ fi
 # --- pxdonor + proxytop: cfs inversion.  The owner (in cgroup pxinv-bg,
 # cpu.weight 1) burns B us per iteration while the waiter (normal weight)
 # waits; with proxy execution it runs mostly on the waiter's behalf.
-# pxdonor's total for the waiter -> owner pair must equal (within 5%) the
+# pxdonor's total for the waiter -> owner pair must equal (within 10%: the
+# trace starts later and ends sooner than pxdonor's attachment) the
 # stretches computed from the raw sched_proxy_switch events trace-cmd
 # recorded meanwhile, be at least half of the N*B the owner burned in N
 # iterations, and
@@ -228,14 +230,16 @@ if start donor pxdonor -G -c pxt60 99; then
 		# Pair rows: DONOR PID OWNER PID DONATED_ms STRETCHES MAX_us
 		ms=$(awk -v o="$owner" 'NF == 7 && $4 == o && $2 != o { s += $5 } END { print s + 0 }' "$T/donor.out")
 		tms=$(awk -v o="$owner" '$2 == o && $1 != o { s += $3 } END { print s + 0 }' "$T/trace.sum")
-		wait_ns=$(sed -n 's/.*"latency":{[^}]*"sum":\([0-9]*\).*/\1/p' "$T/inv.json" | head -1)
-		N=$(sed -n 's/.*"iterations_done":\([0-9]*\).*/\1/p' "$T/inv.json" | head -1)
+		# The result file is pretty-printed: one line first.
+		tr -d ' \n' < "$T/inv.json" > "$T/inv.flat"
+		wait_ns=$(sed -n 's/.*"latency":{[^}]*"sum":\([0-9]*\).*/\1/p' "$T/inv.flat")
+		N=$(sed -n 's/.*"iterations_done":\([0-9]*\).*/\1/p' "$T/inv.flat")
 		N=${N:-0}
 		burn=$((N * B / 1000)) waitms=$((${wait_ns:-0} / 1000000))
 		say "donated to owner $owner: pxdonor $ms ms, trace $tms ms; owner burned $burn ms; waiter waited $waitms ms"
 		if [ -z "$owner" ]; then
 			notok "bpf-tools/$boot/pxdonor/donated" "no owner pid found in pxinv-bg"
-		elif ! awk -v m="$ms" -v t="$tms" 'BEGIN { d = m - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.05 * t) }'; then
+		elif ! awk -v m="$ms" -v t="$tms" 'BEGIN { d = m - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.1 * t) }'; then
 			notok "bpf-tools/$boot/pxdonor/donated" "pxdonor $ms ms vs $tms ms from the raw events"
 		elif ! awk -v m="$ms" -v b=$burn -v w=$waitms -v n="$N" 'BEGIN { exit !(m >= 0.5 * b && m <= w + 2 * n) }'; then
 			notok "bpf-tools/$boot/pxdonor/donated" "$ms ms donated, want between $burn/2 ms (burn) and $waitms+$((2 * N)) ms (wait)"
