@@ -14,6 +14,7 @@ PKGS := linux-source-6.12 bc bison flex libssl-dev libelf-dev dwarves \
 # Extra options, e.g. make check TESTFLAGS="--kernel lean", make boot RUNFLAGS="--cpus 4"
 TESTFLAGS ?=
 RUNFLAGS ?=
+BENCHFLAGS ?= --quick
 DEMO_CPUS ?= 4
 
 .PHONY: help deps tree kernel kernel-debug tools unit image image-lean image-debug \
@@ -63,12 +64,11 @@ boot: image-lean
 
 # The main job.  tests/demo.sh (and later bench/run.sh) supply its content;
 # until then, cyclictest on every vCPU.
+# The main job: the demo in a proxy-on guest, then the benchmark (proxy off
+# vs v4-style vs current, table + plots in bench/results/<date-time>/).
 demo: image-lean
-	@if [ -f tests/demo.sh ]; then \
-		guest/run.sh --cpus $(DEMO_CPUS) --timeout 900 --share tests $(RUNFLAGS) -- sh demo.sh; \
-	else \
-		guest/run.sh --cpus $(DEMO_CPUS) --timeout 300 $(RUNFLAGS) -- cyclictest -q -m -D 10 -t -d 0 -p 80 -i 1000; \
-	fi
+	guest/run.sh --cpus $(DEMO_CPUS) --timeout 900 --share tests $(RUNFLAGS) -- sh demo.sh
+	bench/run.sh $(BENCHFLAGS)
 
 check: image-lean image-debug unit
 	tests/run.sh $(TESTFLAGS)
