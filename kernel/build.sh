@@ -33,17 +33,16 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	mk tinyconfig >/dev/null
 	(cd "$obj" && KCONFIG_CONFIG=.config "$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" .config $frags >/dev/null)
 	mk olddefconfig >/dev/null
-	# Every symbol a fragment asks for must have survived olddefconfig.
-	bad=0
-	for f in $frags; do
-		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while IFS= read -r line; do
-			sym=${line%%=*}; val=${line#*=}
-			if [ "$val" = n ]; then
-				grep -q "^$sym=" "$obj/.config" && echo "build: $sym should be off" >&2 && echo x
-			else
-				grep -qx "$line" "$obj/.config" || { echo "build: $line not in .config (got: $(grep "^$sym=\|# $sym " "$obj/.config"))" >&2; echo x; }
-			fi
-		done
+	# Every symbol the fragments ask for (the last fragment wins) must
+	# have survived olddefconfig.
+	cat $frags | grep -E '^CONFIG_[A-Z0-9_]+=' | awk -F= '{ last[$1] = $0 } END { for (k in last) print last[k] }' |
+	while IFS= read -r line; do
+		sym=${line%%=*}; val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$obj/.config" && echo "build: $sym should be off" >&2 && echo x
+		else
+			grep -qx "$line" "$obj/.config" || { echo "build: $line not in .config (got: $(grep "^$sym=\|# $sym " "$obj/.config"))" >&2; echo x; }
+		fi
 	done > "$obj/.config-mismatch"
 	if [ -s "$obj/.config-mismatch" ]; then
 		rm -f "$obj/.config-mismatch"
