@@ -207,6 +207,8 @@ for m in $(echo "$modes" | tr ',' ' '); do
 	: > "$res/$m/run.log"
 	# A kernel build may replace the image between boots: record each one.
 	echo "bzimage_md5_$m=$(md5sum < "$bz" | cut -d' ' -f1)" >> "$res/params.txt"
+	# TCG times follow the host's load: other guests or builds on 2 cores.
+	load0=$(cut -d' ' -f1 /proc/loadavg)
 	{
 		rc=0
 		"$top/guest/run.sh" --kernel lean --cpus "$cpus" --append "$(mode_append "$m")" \
@@ -216,6 +218,7 @@ for m in $(echo "$modes" | tr ',' ' '); do
 		echo "$rc" > "$res/$m/run.rc"
 	} | progress "$m" "$i" $(( (i - 1) * per_mode + boot_est )) "$start"
 	rc=$(cat "$res/$m/run.rc")
+	echo "hostload_$m=$load0 $(cut -d' ' -f1 /proc/loadavg)" >> "$res/params.txt"
 	result=$(cat "$res/$m/result" 2>/dev/null || echo none)
 	if [ "$result" != ok ] || [ "$rc" != 0 ]; then
 		echo "bench: [$m] guest $result (exit $rc): see $res/$m/console.log" >&2

@@ -120,6 +120,7 @@ elif [ -n "$havejq" ]; then
 			and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
 			and (.return_migration == null or (.return_migration | type == "string"))
 			and (.kernel == null or (.kernel | type == "string"))
+			and (.host_load == null or (.host_load | type == "array" and length == 2))
 			and (.note == null or (.note | type == "string")) and (.console_log | type == "string"))
 		and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
 		and all(.results[];

@@ -285,10 +285,11 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	n=$(wc -l < "$T/modes") i=0
 	while IFS='	' read -r m result avail state append note build md5 ret; do
 		i=$((i + 1))
-		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "console_log": %s}' \
+		hl=$(param "hostload_$m" | sed 's/ /, /')
+		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "host_load": %s, "console_log": %s}' \
 			"$(jstr "$m")" "$(jstr "${append#-}")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
 			"$([ "$ret" = - ] && echo null || jstr "$ret")" \
-			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$(jstr "$m/console.log")"
+			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$([ -n "$hl" ] && echo "[$hl]" || echo null)" "$(jstr "$m/console.log")"
 		[ $i = "$n" ] && echo || echo ,
 	done < "$T/modes"
 	echo '  ],'
@@ -334,6 +335,9 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 {
 	echo "# proxyexec bench $(param created)  $(param kernel_release)  git $(param git_head | cut -c1-12)"
 	echo "# $(param cpus) vCPUs (TCG), ${repeat} run(s) of $(param duration_s) s per scenario; medians across runs; times in ms"
+	# Host load (1-min average) when each boot started and ended.
+	loads=$(for m in $modes; do l=$(param "hostload_$m"); [ -z "$l" ] || printf ' %s %s,' "$m" "$(echo "$l" | tr ' ' '/')"; done)
+	[ -z "$loads" ] || echo "# host load at start/end of each boot (2 cores):${loads%,}"
 	[ "$(cut -f7,8 "$T/modes" | sort -u | wc -l)" -le 1 ] ||
 		echo "# WARNING: the modes booted different kernel builds: $(cut -f1,7 "$T/modes" | tr '\t\n' ' ')"
 	while IFS='	' read -r m result avail state append note build md5 ret; do
