@@ -21,7 +21,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 hb="hackbench $args | sed -n 's/^Time: //p'"
 
 "$top/guest/run.sh" --cpus 4 --timeout 1200 --out "$T/on" -- sh -c "
-	grep -qw PROXY_V6_HANDOFF $F || { echo 'no PROXY_V6_HANDOFF feature in this kernel' >&2; exit 1; }
+	grep -q PROXY_V6_HANDOFF $F || { echo 'no PROXY_V6_HANDOFF feature in this kernel' >&2; exit 1; }
 	hackbench $args > /dev/null
 	for i in \$(seq $runs); do
 		echo NO_PROXY_V6_HANDOFF > $F; echo \"current \$($hb)\"
@@ -35,10 +35,10 @@ hb="hackbench $args | sed -n 's/^Time: //p'"
 	{ echo "hackbench-pair: proxy-off boot failed" >&2; cat "$T/off.raw" >&2; exit 1; }
 
 for mode in off current v6; do
-	grep -h "^$mode [0-9]" "$T/on.raw" "$T/off.raw" | awk '{ print $2 }' > "$T/$mode"
-	[ "$(wc -l < "$T/$mode")" = "$runs" ] || { echo "hackbench-pair: $mode: expected $runs times" >&2; cat "$T/on.raw" "$T/off.raw" >&2; exit 1; }
-	eval "m_$mode=$(median < "$T/$mode")"
-	echo "$mode: $(tr '\n' ' ' < "$T/$mode")-> median $(median < "$T/$mode") s"
+	grep -h "^$mode [0-9]" "$T/on.raw" "$T/off.raw" | awk '{ print $2 }' > "$T/$mode.times"
+	[ "$(wc -l < "$T/$mode.times")" = "$runs" ] || { echo "hackbench-pair: $mode: expected $runs times" >&2; cat "$T/on.raw" "$T/off.raw" >&2; exit 1; }
+	eval "m_$mode=$(median < "$T/$mode.times")"
+	echo "$mode: $(tr '\n' ' ' < "$T/$mode.times")-> median $(median < "$T/$mode.times") s"
 done
 echo "hackbench $args, $runs runs each, 4 vCPUs, TCG:" \
 	"current/off = $(echo "$m_current $m_off" | awk '{ printf "%.3f", $1 / $2 }')," \
