@@ -200,8 +200,16 @@ progress() {
 }
 
 start=$(date +%s)
-i=0 failed=0
+i=0 failed=0 stop=''
+# Ctrl-C (or TERM): the guest of the moment is stopped by guest/run.sh,
+# no further mode boots, and what ran is still summarized and plotted.
+trap 'stop=1' INT TERM
 for m in $(echo "$modes" | tr ',' ' '); do
+	if [ -n "$stop" ]; then
+		echo "bench: interrupted: modes from $m on not run" >&2
+		failed=1
+		break
+	fi
 	i=$((i + 1))
 	mkdir -p "$res/$m"
 	: > "$res/$m/run.log"
@@ -217,7 +225,7 @@ for m in $(echo "$modes" | tr ',' ' '); do
 			--scenarios "$scenarios" --burn "$burn" --hackbench "$hb" 2>&1 < /dev/null || rc=$?
 		echo "$rc" > "$res/$m/run.rc"
 	} | progress "$m" "$i" $(( (i - 1) * per_mode + boot_est )) "$start"
-	rc=$(cat "$res/$m/run.rc")
+	rc=$(cat "$res/$m/run.rc" 2>/dev/null || echo 130)
 	echo "hostload_$m=$load0 $(cut -d' ' -f1 /proc/loadavg)" >> "$res/params.txt"
 	result=$(cat "$res/$m/result" 2>/dev/null || echo none)
 	if [ "$result" != ok ] || [ "$rc" != 0 ]; then

@@ -338,8 +338,8 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	# Host load (1-min average) when each boot started and ended.
 	loads=$(for m in $modes; do l=$(param "hostload_$m"); [ -z "$l" ] || printf ' %s %s,' "$m" "$(echo "$l" | tr ' ' '/')"; done)
 	[ -z "$loads" ] || echo "# host load at start/end of each boot (2 cores):${loads%,}"
-	[ "$(cut -f7,8 "$T/modes" | sort -u | wc -l)" -le 1 ] ||
-		echo "# WARNING: the modes booted different kernel builds: $(cut -f1,7 "$T/modes" | tr '\t\n' ' ')"
+	[ "$(awk -F'\t' '$7 != "-"' "$T/modes" | cut -f7,8 | sort -u | wc -l)" -le 1 ] ||
+		echo "# WARNING: the modes booted different kernel builds: $(awk -F'\t' '$7 != "-"' "$T/modes" | cut -f1,7 | tr '\t\n' ' ')"
 	while IFS='	' read -r m result avail state append note build md5 ret; do
 		[ "$note" = - ] || echo "# mode $m*: $note"
 		[ "$result" = ok ] || echo "# mode $m: guest $result (see $res/$m/console.log)"
