@@ -17,6 +17,10 @@
 #                        command's cwd (default: the current directory)
 #   --out DIR            results folder (default build/runs/<date-time>/)
 #   --interactive        shell on the serial console (Ctrl-A x quits)
+#   --no-lock            boot even while another guest runs (by default
+#                        guests take turns on build/.guest.lock: on 2 cores
+#                        two TCG guests only slow each other into timeouts
+#                        and spoil latency numbers)
 #   --dryrun             write qemu-cmd and print it, boot nothing
 #
 # The guest also sees this repository read-only at /px/repo and the results
@@ -50,7 +54,7 @@ checkarg() {
 }
 die() { echo "run: $*" >&2; exit 1; }
 
-flavour=lean cpus=2 mem=1024 append='' timeout=600 stall='' accel=tcg share=$(pwd) out='' interactive='' dryrun=''
+flavour=lean cpus=2 mem=1024 append='' timeout=600 stall='' accel=tcg share=$(pwd) out='' interactive='' dryrun='' lock=1
 while test $# -gt 0; do
 	case $1 in
 	--kernel) checkarg "$1" "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
@@ -63,6 +67,7 @@ while test $# -gt 0; do
 	--share) checkarg "$1" "${2-}" '.'; share=$2; shift ;;
 	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
 	--interactive) interactive=1 ;;
+	--no-lock) lock='' ;;
 	--dryrun) dryrun=1 ;;
 	--help|-h) usage ;;
 	--) shift; break ;;
@@ -150,6 +155,10 @@ if [ -n "$interactive" ]; then
 	exit 0
 fi
 
+if [ -n "$lock" ] && command -v flock > /dev/null; then
+	exec 9> "$top/build/.guest.lock"
+	flock -n 9 || { echo "run: waiting for another guest to finish (build/.guest.lock)" >&2; flock 9; }
+fi
 "$@" < /dev/null > "$out/qemu.log" 2>&1 &
 qpid=$!
 tail -n +1 -f --pid="$qpid" "$out/output.log" &
