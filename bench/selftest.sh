@@ -182,6 +182,7 @@ for m in $modes; do
 				[ -s "$j" ] && [ -s "$d/r$r.hist" ] || { bad="$bad $s/r$r:nofiles"; continue; }
 				h=$(histsum "$d/r$r.hist")
 				if [ -n "$havejq" ]; then
+					# shellcheck disable=SC2046 # numbers, split on purpose
 					set -- $(jq -r '[.latency.count, (.samples | length), ([.hist[].count] | add // 0),
 						(.checks.waiter_acquired // .checks.renames // .latency.count)] | map(tostring) | join(" ")' "$j")
 				else

@@ -124,6 +124,7 @@ for m in $modes; do
 			case $s in
 			cyclictest|cyclictest-load)
 				if [ -s "$d/r$r.cthist" ]; then
+					# shellcheck disable=SC2046 # numbers, split on purpose
 					set -- $(cyclic "$d/r$r.cthist" "$d/r$r.hist")
 					vals="$1 $2 $3 $4 $5"
 					[ "$6" = "$7" ] || { st=failed why="histogram holds $6 of its total $7 samples"; }
