@@ -83,6 +83,14 @@ for u in "$top"/build/tests/unit/*; do
 	parse "$res/host/$name.log" host "$name" "$rc"
 done
 
+# The benchmark's self-test (bench/run.sh --quick, host side, boots its own
+# guests): files per mode, summary.json shape, counts, CFS tail on < off.
+if echo bench-selftest | grep -qE -- "$only" && [ "${kernel:-lean}" = lean ]; then
+	rc=0
+	"$top/bench/selftest.sh" > "$res/host/bench-selftest.log" 2>&1 < /dev/null || rc=$?
+	parse "$res/host/bench-selftest.log" host bench-selftest "$rc"
+fi
+
 # Guest plan: kernel|args|cpus|timeout|script, one line per boot of a script.
 for s in "$top"/tests/guest/*.sh; do
 	[ -f "$s" ] || continue
