@@ -914,6 +914,8 @@ static void sleep_ns(uint64_t ns)
  * what has not left after a grace time (a burn or sleep may be running).
  * Returns false on timeout or kill.
  */
+static void release_cgroup(void);
+
 static bool supervise(uint64_t deadline)
 {
 	uint64_t grace = 0, start = px_now_ns();
@@ -931,9 +933,11 @@ static bool supervise(uint64_t deadline)
 			}
 			sh->stop = 1;
 		}
-		if (sh->stop && !grace)
+		if (sh->stop && !grace) {
+			release_cgroup();
 			grace = px_now_ns() + 10 * NSEC_PER_SEC +
 				4 * (env.burn_us + env.sleep_us + env.hog_cap_us) * NSEC_PER_USEC;
+		}
 		if (grace && px_now_ns() > grace) {
 			px_warnx("children still running after the grace time: killing them");
 			kill_children();
@@ -1031,6 +1035,14 @@ static void rt_throttle_restore(void)
 }
 
 static bool cgroup_made;
+
+/* Once stopping, let the owners' group run freely so that they can exit. */
+static void release_cgroup(void)
+{
+	if (cgroup_made && (px_cgroup_set(env.cgroup, "cpu.max", "max") ||
+			    px_cgroup_set(env.cgroup, "cpu.weight", "100")))
+		px_warn("cannot lift the limits of cgroup %s", env.cgroup);
+}
 
 static void cgroup_setup(void)
 {
