@@ -141,6 +141,10 @@ for s in rt cfs; do
 			notok "lab/$s-inversion-shown" "p99 only ${p99}x the burn with proxy off"
 	else
 		l50=5 l90=25; [ $s = cfs ] && l50=10 l90=1000000
+		# The debug kernel (lockdep, DEBUG_MUTEXES under TCG) is slower in
+		# the paths between burns, and a CFS donor only gets its fair
+		# share among the hogs: allow twice the median there.
+		[ "${PX_KERNEL:-lean}" = debug ] && l50=$((l50 * 2))
 		[ "$p50" -lt $l50 ] && [ "$p90" -lt $l90 ] && ok "lab/$s-inversion-bounded" ||
 			notok "lab/$s-inversion-bounded" "p50 ${p50}x, p90 ${p90}x the burn with proxy on (limits ${l50}x, ${l90}x)"
 		echo "# $s with proxy on: p50 ${p50}x, p90 ${p90}x, p99 ${p99}x the burn"
