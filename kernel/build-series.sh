@@ -36,8 +36,13 @@ while read -r p; do
 		{ git -C "$wt" am --abort; echo "build-series: $p does not apply" >&2; exit 1; }
 	[ "$n" -lt "$from" ] && continue
 	if [ -n "$full" ]; then set -- vmlinux; else
-		set -- $(git -C "$wt" show --format= --name-only HEAD | grep '\.c$' |
-			sed 's/\.c$/.o/' | grep -v '^Documentation' | sort -u)
+		# kernel/sched/*.c are #included into build_*.c: build the
+		# directory; other .c files as objects; headers touch both
+		# scheduler and locking code.
+		set -- $(git -C "$wt" show --format= --name-only HEAD | grep -v '^Documentation' |
+			sed -e 's|^kernel/sched/.*|kernel/sched/|' -e 's|^kernel/locking/.*|kernel/locking/|' \
+			    -e 's|^include/.*|kernel/sched/ kernel/locking/|' -e 's|\.c$|.o|' |
+			grep -v '\.h$' | tr ' ' '\n' | sort -u)
 		[ $# -gt 0 ] || set -- kernel/sched/
 	fi
 	for pe in y n; do
