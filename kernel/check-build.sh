@@ -24,5 +24,10 @@ if [ "$pe" = y ]; then echo CONFIG_PROXY_EXEC=y; else echo '# CONFIG_PROXY_EXEC 
 make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
 { make -s -C "$tree" O="$obj" CC="ccache gcc" -j"${JOBS:-1}" "$@" 2>&1; echo $? > "$obj/.status"; } | grep -v '^WARN: multiple IDs' || :
 [ "$(cat "$obj/.status")" = 0 ] || { echo "check-build: PROXY_EXEC=$pe $* FAILED" >&2; exit 1; }
-grep -q "CONFIG_PROXY_EXEC=$pe\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"
+# Before the Kconfig patch the symbol does not exist; after it, it must stick.
+if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
+   ! grep -q "CONFIG_PROXY_EXEC=$pe\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"; then
+	echo "check-build: CONFIG_PROXY_EXEC=$pe did not survive olddefconfig" >&2
+	exit 1
+fi
 echo "check-build: PROXY_EXEC=$pe $* ok"
