@@ -514,6 +514,25 @@ static bool wait_blocked(pid_t pid)
 	return true;
 }
 
+/*
+ * xcpu: a waiter that got the mutex handed to it on the owner's CPU stays
+ * there (nothing pushes a running FIFO task away), and every later
+ * iteration would then be a same-CPU one.  Send it home to the first CPU,
+ * outside the measured window, so that each iteration starts cross-CPU.
+ */
+static void rehome_waiter(void)
+{
+	cpu_set_t both;
+
+	if (env.sc->id != SC_XCPU)
+		return;
+	CPU_ZERO(&both);
+	CPU_SET(env.cpu[0], &both);
+	CPU_SET(env.cpu[1], &both);
+	if (px_pin_self(env.cpu[0]) || px_pin_self_set(&both))
+		child_fail("waiter: cannot move back to CPU %d: %s", env.cpu[0], strerror(errno));
+}
+
 static void set_waiter_policy(void)
 {
 	int ret;
@@ -536,21 +555,12 @@ static void set_waiter_policy(void)
 	default:
 		pin_or_fail(env.cpu[0], "waiter");
 		fifo_or_fail(env.waiter_prio, "waiter");
-		if (env.sc->id == SC_XCPU) {
-			/*
-			 * Start on the first CPU but allow the owner's too, as
-			 * a real waiter would be: proxy execution may then
-			 * migrate it to the owner's CPU (it respects affinity).
-			 */
-			cpu_set_t both;
-
-			CPU_ZERO(&both);
-			CPU_SET(env.cpu[0], &both);
-			CPU_SET(env.cpu[1], &both);
-			if (px_pin_self_set(&both))
-				child_fail("waiter: cannot allow CPUs %d,%d: %s",
-					   env.cpu[0], env.cpu[1], strerror(errno));
-		}
+		/*
+		 * xcpu: allow the owner's CPU too, as a real waiter would be:
+		 * proxy execution may then migrate it there (it respects
+		 * affinity).
+		 */
+		rehome_waiter();
 		break;
 	}
 }
@@ -587,6 +597,7 @@ static void run_waiter(void)
 		child_exit();
 	end = px_now_ns() + env.duration_ns;
 	for (it = 0; iteration_wanted(it, end); it++) {
+		rehome_waiter();
 		for (k = 0; k < env.depth; k++)
 			post(&sh->start[k]);
 		for (k = 0; k < env.depth; k++)

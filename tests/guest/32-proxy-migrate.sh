@@ -29,16 +29,8 @@ grep -qw 'proxy_exec=disable' /proc/cmdline && proxy=off
 [ "$(cat /sys/kernel/debug/sched/proxy_exec)" = "$want" ] && ok mig/strategy-visible ||
 	notok mig/strategy-visible "debugfs says '$(cat /sys/kernel/debug/sched/proxy_exec)', want '$want'"
 
-# run: the xcpu scenario under trace-cmd; once more if the trace came back
-# empty (seen once on the debug kernel under heavy host load).
-run() {
-	trace-cmd record -q -o "$T/x.dat" -e sched_proxy inversion xcpu -c 0,1 -b 2000 -n 10 -q \
-		-o "$T/x.json" > "$T/x.out" 2>&1
-	rc=$?
-	trace-cmd report -i "$T/x.dat" > "$T/x.txt" 2>/dev/null
-}
-run
-[ $rc = 0 ] && [ $proxy = on ] && ! grep -q 'sched_proxy_' "$T/x.txt" && { echo "# empty trace, again"; run; }
+px_record "$T/x" -e sched_proxy inversion xcpu -c 0,1 -b 2000 -n 10 -q -o "$T/x.json"
+rc=$px_rc
 [ $rc = 0 ] && ok mig/xcpu-runs || notok mig/xcpu-runs "exit $rc: $(tail -c 300 "$T/x.out")"
 p50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/x.json" | head -1)
 echo "# xcpu ($proxy, return=$strategy): p50 ${p50:-?} ns; $(grep -c sched_proxy_migrate: "$T/x.txt") migrations, $(grep -c sched_proxy_return: "$T/x.txt") returns"

@@ -35,12 +35,9 @@ grep -q 'reason=%s' "$EV/sched_proxy_abort/format" &&
 # rec NAME inversion-args...: record the scenario, keep the text report.
 rec() {
 	name=$1; shift
-	trace-cmd record -q -o "$T/$name.dat" -e sched_proxy -e sched:sched_switch \
-		inversion "$@" -q > "$T/$name.rec" 2>&1 ||
-		{ notok "tp/$name-record" "$(tail -c 300 "$T/$name.rec")"; return 1; }
-	trace-cmd report -i "$T/$name.dat" > "$T/$name.txt" 2> /dev/null
-	n=$(grep -c 'sched_proxy_' "$T/$name.txt")
-	echo "# $name: $n sched_proxy events"
+	px_record "$T/$name" -e sched_proxy -e sched:sched_switch inversion "$@" -q
+	[ "$px_rc" = 0 ] || { notok "tp/$name-record" "$(tail -c 300 "$T/$name.out")"; return 1; }
+	echo "# $name: $(grep -c 'sched_proxy_' "$T/$name.txt") sched_proxy events"
 }
 count() { grep "$1" "$T/$2.txt" | grep -c "${3:-.}"; }
 
