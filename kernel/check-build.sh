@@ -12,6 +12,12 @@ shift
 tree=${PX_DEV_TREE:-$top/build/linux-dev}
 obj=$top/build/obj-dev-$pe
 [ $# -gt 0 ] || set -- kernel/sched/ kernel/locking/
+# make builds a directory only when it is named with a trailing slash.
+for d; do
+	shift
+	case $d in */ | *.o) ;; *) [ -d "$tree/$d" ] && d=$d/ ;; esac
+	set -- "$@" "$d"
+done
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache} CCACHE_BASEDIR=$top
 export KBUILD_BUILD_TIMESTAMP='2000-01-01'
 mkdir -p "$obj"

@@ -27,7 +27,8 @@
 	EM(PROXY_ABORT_OWNER_DELAYED,	"owner_delayed")	\
 	EM(PROXY_ABORT_OWNER_EXT,	"owner_ext")		\
 	EM(PROXY_ABORT_CHAIN_CHANGED,	"chain_changed")	\
-	EMe(PROXY_ABORT_DEACTIVATED,	"deactivated")
+	EM(PROXY_ABORT_DEACTIVATED,	"deactivated")		\
+	EMe(PROXY_ABORT_OWNER_WAKING,	"owner_waking")
 
 #define PROXY_RETURN_STRATEGIES					\
 	EM(PROXY_RETURN_SCHEDULE,	"schedule")		\
