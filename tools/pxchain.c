@@ -35,6 +35,7 @@ static const char *const abort_names[PX_ABORT_NR + 1] = {
 	[PX_ABORT_OWNER_EXT]		= "owner_ext",
 	[PX_ABORT_CHAIN_CHANGED]	= "chain_changed",
 	[PX_ABORT_DEACTIVATED]		= "deactivated",
+	[PX_ABORT_OWNER_WAKING]		= "owner_waking",
 	[PX_ABORT_NR]			= "unknown",
 };
 

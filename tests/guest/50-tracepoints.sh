@@ -3,8 +3,8 @@
 # sched_proxy trace events, recorded with trace-cmd around lab scenarios of
 # known shape: the events exist; with proxy on, a depth-3 chain is resolved
 # at depth 3, a cross-CPU owner makes the donor migrate from the waiter's CPU
-# to the owner's and return, a sleeping owner is reported as
-# owner_sleeping/owner_delayed (still a fallback), a proxying owner hands
+# to the owner's and return, a donor is parked on a sleeping owner and
+# activated when that owner wakes, a proxying owner hands
 # the mutex to its donor, and context-pair switches are reported; with
 # proxy_exec=disable the events exist and never fire.
 #
@@ -60,8 +60,19 @@ maxdepth=$(grep 'sched_proxy_pick:' "$T/chain.txt" | sed -n 's/.*depth=\([0-9]*\
 	notok tp/xcpu-migrate-0-to-1 "no migrate src_cpu=0 dst_cpu=1 in the cross-CPU run"
 [ "$(count 'sched_proxy_return:' xcpu 'dst_cpu=0 strategy=schedule')" -gt 0 ] && ok tp/xcpu-return ||
 	notok tp/xcpu-return "no return to CPU 0 (strategy=schedule) in the cross-CPU run"
-[ "$(grep 'sched_proxy_abort:' "$T/sleep.txt" | grep -cE 'reason=owner_(sleeping|delayed)')" -gt 0 ] &&
-	ok tp/sleeping-owner || notok tp/sleeping-owner "no abort reason=owner_sleeping/delayed"
+# Every donor parked on a sleeping owner is woken by that owner's wakeup:
+# each enqueue_sleeping (donor, owner) is followed by an activate of the
+# same pair (the owner wakes before it can unlock).
+parked=$(count 'sched_proxy_enqueue_sleeping:' sleep)
+unmatched=$(grep -E 'sched_proxy_(enqueue_sleeping|activate):' "$T/sleep.txt" | awk '
+	{ d = o = ""; for (i = 1; i <= NF; i++) { if ($i ~ /^donor_pid=/) d = substr($i, 11); if ($i ~ /^owner_pid=/) o = substr($i, 11) } }
+	/sched_proxy_enqueue_sleeping:/ { open[d " " o]++ }
+	/sched_proxy_activate:/ { if (open[d " " o] > 0) open[d " " o]-- }
+	END { n = 0; for (k in open) n += open[k]; print n }')
+[ "$parked" -ge 5 ] && ok tp/sleeping-owner-parks ||
+	notok tp/sleeping-owner-parks "$parked enqueue_sleeping events in 5 sleeping-owner iterations"
+[ "$parked" -gt 0 ] && [ "$unmatched" = 0 ] && ok tp/sleeping-owner-activates ||
+	notok tp/sleeping-owner-activates "$unmatched of $parked parked donors never activated by their owner"
 [ "$(count 'sched_proxy_handoff:' rt 'kind=donor')" -gt 0 ] && ok tp/handoff-to-donor ||
 	notok tp/handoff-to-donor "no handoff kind=donor in the rt run: $(grep -m2 sched_proxy_handoff "$T/rt.txt")"
 # Every handoff names a real task, every switch pairs a proxy with a donor.
