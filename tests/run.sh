@@ -59,7 +59,9 @@ parse() {
 	fi
 }
 
-# Console lines that match the badness regex but are benign.
+# Kernel badness on the console (shared with tests/soak.sh), and the lines
+# that match it but are benign.
+sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$top/tests/console-badness.txt" > "$res/badness-patterns"
 sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$top/tests/console-allow.txt" > "$res/allow"
 
 # Test objects the guest tests use (the guest sees them under /px/repo).
@@ -146,8 +148,7 @@ while IFS='|' read -r k args cpus; do
 		continue ;;
 	esac
 	# Kernel badness, as rcutorture's console-badness.sh: match, then allow-list.
-	grep -E 'WARNING:|BUG:|Call Trace:|Oops|lockdep|possible recursive locking|circular locking|hung_task|blocked for more than|soft lockup|hard LOCKUP|rcu.*stall|Kernel panic' \
-		"$dir/console.log" 2>/dev/null | grep -vEf "$res/allow" > "$dir/badness" || true
+	grep -Ef "$res/badness-patterns" "$dir/console.log" 2>/dev/null | grep -vEf "$res/allow" > "$dir/badness" || true
 	if [ -s "$dir/badness" ]; then
 		report "FAIL [$label] kernel-log-clean - $(wc -l < "$dir/badness") bad lines, first: $(head -1 "$dir/badness")"
 		head -20 "$dir/badness" | sed 's/^/    /' >&2
