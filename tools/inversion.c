@@ -32,6 +32,8 @@
 #define DEV_PATH	"/dev/proxylab"
 #define STATE_PATH	"/sys/kernel/debug/proxylab_state"
 #define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+#define TRACE_MARKER	"/sys/kernel/tracing/trace_marker"
+#define TRACING_ON	"/sys/kernel/tracing/tracing_on"
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_SEC	1000000000ULL
 
@@ -66,6 +68,7 @@ static struct env {
 	bool		keep_throttle, quiet, verbose, fb_float;
 	const char	*json_path, *hist_path;
 	uint64_t	timeout_s;
+	uint64_t	break_ns;	/* --break: 0 = off */
 } env = {
 	.iterations	= 100,
 	.hog_cap_us	= 100000,
@@ -86,6 +89,7 @@ static struct inv_shared *sh;
 static FILE *out;		/* human output: stderr when the JSON goes to stdout */
 static size_t sh_size;
 static volatile sig_atomic_t exiting, dump_status;
+static int marker_fd = -1, tracing_on_fd = -1;	/* --break, opened by the parent */
 
 const char *argp_program_version = "inversion 1";
 static const char doc[] =
@@ -106,7 +110,14 @@ static const char doc[] =
 "Prints the waiter's acquire latency (min p50 p90 p99 p99.9 max count) and a\n"
 "consistency line; -o writes the JSON result, --hist the gnuplot histogram\n"
 "(format: tools/README.md).  Exit: 0 ok, 1 error or inconsistency, 2 usage,\n"
-"3 football invariant violated.\n"
+"3 football invariant violated, 4 --break tripped.\n"
+"\n"
+"--break USEC: the first acquire that waited longer than USEC writes the trace\n"
+"marker \"inversion break: pid=PID mutex=IDX wait_ns=NS break_ns=NS\" to\n"
+TRACE_MARKER ", writes 0 to tracing_on and ends the\n"
+"run after that iteration (results still written; exit 4).  For a postmortem:\n"
+"    trace-cmd record -e sched_proxy inversion sleep-owner --break 20000\n"
+"then pxpostmortem on the report.\n"
 "\n"
 "EXAMPLES:\n"
 "    inversion rt                      # 100 iterations, 1 ms burn, 1 hog\n"
@@ -114,11 +125,13 @@ static const char doc[] =
 "    inversion chain -D 4 -o c.json    # chain of 4 owners, JSON result\n"
 "    inversion xcpu -c 0,1 --hist h.txt\n"
 "    inversion football -d 3s          # exit 3 if the ball moved\n"
+"    inversion rt --break 5000         # stop the trace at a wait > 5 ms\n"
 "\n"
 "Options:";
 
 enum option_values {
-	OPT_CGROUP = 1000,
+	OPT_BREAK = 1000,
+	OPT_CGROUP,
 	OPT_CPU_MAX,
 	OPT_DEFENSE_PRIO,
 	OPT_DL_DEADLINE,
@@ -137,6 +150,7 @@ enum option_values {
 };
 
 static const struct argp_option opts[] = {
+	{ "break", OPT_BREAK, "USEC", 0, "stop at the first acquire that waited longer than USEC: trace marker, tracing off, exit 4", 0 },
 	{ "burn", 'b', "USEC", 0, "CPU time the (last) owner burns while holding (default 1000)", 0 },
 	{ "cgroup", OPT_CGROUP, "NAME", 0, "cfs: cgroup of the owner (default pxinv-bg)", 0 },
 	{ "cpu-max", OPT_CPU_MAX, "\"QUOTA PERIOD\"", 0, "cfs: cpu.max of the owner's group (implies --throttle)", 0 },
@@ -226,6 +240,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		env.verbose = true;
+		break;
+	case OPT_BREAK:
+		env.break_ns = px_arg_u64(state, "break threshold", arg, 1,
+					  3600 * 1000000ULL) * NSEC_PER_USEC;
 		break;
 	case OPT_CGROUP:
 		env.cgroup = arg;
@@ -470,6 +488,33 @@ static void lab_unlock(int fd, int idx, const char *who)
 		child_fail("%s: UNLOCK %d: %s", who, idx, strerror(errno));
 }
 
+/*
+ * --break: the first acquire of mutex @idx that waited longer than the
+ * threshold marks the trace, stops it (so the trace ends at the sample)
+ * and stops the run after the current iteration.  Called right after the
+ * acquire, before the unlock, by the task that waited.
+ */
+static void check_break(int idx, uint64_t ns)
+{
+	char buf[128];
+	int len;
+
+	if (!env.break_ns || ns <= env.break_ns ||
+	    __atomic_exchange_n(&sh->broke, 1, __ATOMIC_SEQ_CST))
+		return;
+	len = snprintf(buf, sizeof(buf),
+		       "inversion break: pid=%d mutex=%d wait_ns=%" PRIu64 " break_ns=%" PRIu64 "\n",
+		       (int)getpid(), idx, ns, env.break_ns);
+	if (marker_fd >= 0 && write(marker_fd, buf, len) != len)
+		px_warn("write %s", TRACE_MARKER);
+	if (tracing_on_fd >= 0 && write(tracing_on_fd, "0", 1) != 1)
+		px_warn("write %s", TRACING_ON);
+	sh->break_pid = getpid();
+	sh->break_mutex = idx;
+	sh->break_wait_ns = ns;
+	sh->stop = 1;
+}
+
 static void lab_usecs(int fd, unsigned long req, uint64_t us, const char *who)
 {
 	if (us && ioctl(fd, req, &us))
@@ -612,6 +657,7 @@ static void run_waiter(void)
 		for (h = 0; burst_hogs() && h < env.hogs; h++)
 			post(&sh->hog_go[h]);
 		ns = lab_lock(fd, m0, "waiter");
+		check_break(m0, ns);
 		sh->iter_done = 1;
 		lab_unlock(fd, m0, "waiter");
 		sh->samples[sh->nsamples++] = ns;
@@ -783,6 +829,8 @@ static void run_fb_defense(int k)
 		child_exit();
 	while (!sh->stop) {
 		ns = lab_lock(fd, m, who);
+		if (sh->kickoff)
+			check_break(m, ns);
 		lab_usecs(fd, PROXYLAB_IOC_BURN, 20, who);
 		lab_unlock(fd, m, who);
 		__atomic_fetch_add(&sh->defense_acq[k], 1, __ATOMIC_RELAXED);
@@ -1130,7 +1178,7 @@ static uint64_t football_ball;
 static bool run_football(void)
 {
 	int k, n = 0, team = CPU_COUNT(&env.cpus);
-	uint64_t deadline = px_now_ns() + env.timeout_s * NSEC_PER_SEC;
+	uint64_t deadline = px_now_ns() + env.timeout_s * NSEC_PER_SEC, end;
 
 	parent_priority();
 	for (k = 0; k < team; k++, n++)
@@ -1149,7 +1197,12 @@ static bool run_football(void)
 	sleep_ns(200 * 1000 * 1000);
 	__atomic_store_n(&sh->ball, 0, __ATOMIC_SEQ_CST);
 	sh->kickoff = 1;
-	sleep_ns(env.duration_ns);
+	/* The game's length, or until a --break stops it. */
+	end = px_now_ns() + env.duration_ns;
+	if (!env.break_ns)
+		sleep_ns(env.duration_ns);
+	while (env.break_ns && !sh->stop && !exiting && px_now_ns() < end)
+		sleep_ns(10 * 1000 * 1000);
 	football_ball = __atomic_load_n(&sh->ball, __ATOMIC_SEQ_CST);
 	sh->kickoff = 0;
 	sh->stop = 1;
@@ -1202,6 +1255,7 @@ static void json_params(struct px_json *j)
 	px_json_string(j, "owner_policy", "SCHED_OTHER");
 	px_json_string(j, "sched_rt_runtime_us_set",
 		       rt_runtime_saved[0] ? "-1" : NULL);
+	px_json_u64(j, "break_ns", env.break_ns);
 }
 
 static void json_u64_array(struct px_json *j, const char *key, const uint64_t *v, int n)
@@ -1224,7 +1278,7 @@ struct verdict {
 
 static void json_checks(struct px_json *j, const struct verdict *v)
 {
-	int team = CPU_COUNT(&env.cpus), used;
+	int team = CPU_COUNT(&env.cpus), used, k;
 
 	px_json_bool(j, "consistent", v->consistent);
 	if (env.sc->id == SC_FOOTBALL) {
@@ -1248,6 +1302,22 @@ static void json_checks(struct px_json *j, const struct verdict *v)
 	else
 		px_json_null(j, "kernel_acquired_delta");
 	px_json_i64(j, "locks_left_held", v->have_state ? v->left_held : -1);
+	px_json_i64(j, "waiter_pid", sh->waiter_pid);
+	px_json_array_begin(j, "holder_pids");
+	for (k = 0; env.sc->id != SC_FOOTBALL && k < env.depth; k++)
+		px_json_i64(j, NULL, sh->holder_pid[k]);
+	px_json_array_end(j);
+	px_json_array_begin(j, "hog_pids");
+	for (k = 0; k < nchildren; k++)
+		if (!strncmp(children[k].role, "hog ", 4))
+			px_json_i64(j, NULL, children[k].pid);
+	px_json_array_end(j);
+	px_json_bool(j, "break_tripped", sh->broke);
+	if (sh->broke) {
+		px_json_i64(j, "break_pid", sh->break_pid);
+		px_json_i64(j, "break_mutex", sh->break_mutex);
+		px_json_u64(j, "break_wait_ns", sh->break_wait_ns);
+	}
 }
 
 /*
@@ -1283,7 +1353,7 @@ static void judge(struct verdict *v, const uint64_t before[], bool have_before)
 		if (sh->nsamples > total)
 			ok = false;
 	} else {
-		if (!env.duration_ns && n != env.iterations)
+		if (!env.duration_ns && n != env.iterations && !sh->broke)
 			ok = false;
 		if (sh->waiter_acq != n || sh->nsamples != n)
 			ok = false;
@@ -1300,7 +1370,7 @@ static void judge(struct verdict *v, const uint64_t before[], bool have_before)
 	}
 	if (v->left_held)
 		ok = false;
-	v->want = env.duration_ns ? n : env.iterations;
+	v->want = env.duration_ns || sh->broke ? n : env.iterations;
 	v->consistent = ok;
 }
 
@@ -1360,6 +1430,32 @@ static void print_header(void)
 	fflush(out);
 }
 
+/* --break: open the marker and tracing_on now, so a child only writes. */
+static void open_break_files(void)
+{
+	if (!env.break_ns)
+		return;
+	marker_fd = open(TRACE_MARKER, O_WRONLY | O_CLOEXEC);
+	if (marker_fd < 0)
+		px_warn("--break: cannot open %s (no marker will be written)", TRACE_MARKER);
+	tracing_on_fd = open(TRACING_ON, O_WRONLY | O_CLOEXEC);
+	if (tracing_on_fd < 0)
+		px_warn("--break: cannot open %s (tracing will not stop)", TRACING_ON);
+}
+
+static void print_break(void)
+{
+	if (!env.break_ns)
+		return;
+	if (sh->broke)
+		fprintf(out, "break: pid %d waited %" PRIu64 " ns for mutex %d (> %" PRIu64
+			" ns): trace marker written, tracing off\n", sh->break_pid,
+			sh->break_wait_ns, sh->break_mutex, env.break_ns);
+	else
+		fprintf(out, "break: no acquire waited longer than %" PRIu64 " ns\n",
+			env.break_ns);
+}
+
 /* Nothing can run without the lab: say so before forking anything. */
 static void check_device(void)
 {
@@ -1395,6 +1491,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	out = env.json_path && !strcmp(env.json_path, "-") ? stderr : stdout;
 	check_device();
+	open_break_files();
 
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -1428,6 +1525,7 @@ int main(int argc, char **argv)
 	px_result_print(&res, out, env.sc->id == SC_FOOTBALL ? "defense" : "waiter",
 			!env.quiet);
 	print_consistency(&v, kids, supervised);
+	print_break();
 	if (env.sc->id == SC_FOOTBALL)
 		fprintf(out, "football: ball moved %" PRIu64 " times in %" PRIu64 " ms -> %s\n",
 		       football_ball, env.duration_ns / 1000000,
@@ -1461,9 +1559,15 @@ int main(int argc, char **argv)
 		err = EXIT_FAIL;
 	else if (env.sc->id == SC_FOOTBALL && football_ball)
 		err = EXIT_VIOLATION;
+	else if (sh->broke)
+		err = EXIT_BREAK;
 	else
 		err = EXIT_OK;
 	px_result_free(&res);
 	munmap(sh, sh_size);
+	if (marker_fd >= 0)
+		close(marker_fd);
+	if (tracing_on_fd >= 0)
+		close(tracing_on_fd);
 	return err;
 }

@@ -58,6 +58,7 @@ enum {
 	EXIT_FAIL	= 1,	/* setup error, kernel error, inconsistency */
 	EXIT_USAGE	= 2,
 	EXIT_VIOLATION	= 3,	/* football: the ball moved */
+	EXIT_BREAK	= 4,	/* --break: an acquire waited too long */
 };
 
 struct inv_shared {
@@ -90,6 +91,12 @@ struct inv_shared {
 	uint64_t	owner_acq[INV_MAX_TEAM];
 	uint64_t	defense_acq[INV_MAX_TEAM];
 	uint64_t	dropped;			/* samples over capacity */
+
+	/* --break: the first acquire over the threshold (broke != 0) */
+	int		broke;
+	pid_t		break_pid;
+	int		break_mutex;
+	uint64_t	break_wait_ns;
 
 	uint64_t	nsamples;
 	uint64_t	samples[];			/* wait_ns, INV_MAX_SAMPLES */
