@@ -1,0 +1,1508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pxpostmortem - the story of the worst sample of a recorded trace.
+ *
+ * Reads the text of `trace-cmd report` (a file, stdin, or a trace.dat
+ * that it runs `trace-cmd report -i` on) with the sched_proxy events and
+ * sched:sched_switch/sched_wakeup/sched_migrate_task, finds the worst
+ * sample and tells what happened in it:
+ *
+ *  - delimited by a break marker: `inversion --break` writes
+ *    "inversion break: pid=P mutex=I wait_ns=N break_ns=T" (a lock wait),
+ *    `cyclictest -b US --tracemark` writes "hit latency threshold (N > T)"
+ *    (a wakeup latency of the thread that wrote it);
+ *  - without a marker: the longest lock wait of any donor (or of -p PID)
+ *    that the trace shows (see find_waits()).
+ *
+ * For a lock wait: the waiter, its mutex, the blocked_on chain (pick/abort
+ * depth and owner), who ran as proxy, and where the waiting time went, as a
+ * partition of the wait into classes (enum cls).  For a wakeup latency:
+ * what ran on the thread's CPU in its latency window.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pxutil.h"
+
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_SEC	1000000000ULL
+#define MAX_CPUS	256
+#define COMM_LEN	16
+#define LOCK_LEN	24
+#define REASON_LEN	20
+#define TOP		3	/* rows of "who ran" tables */
+#define MAX_LINKS	16	/* chain links shown */
+
+enum {
+	EXIT_OK		= 0,
+	EXIT_FAIL	= 1,	/* unreadable, empty or unusable trace */
+	EXIT_USAGE	= 2,
+};
+
+enum ev_type {
+	EV_OTHER,
+	EV_SWITCH,		/* sched:sched_switch */
+	EV_WAKEUP,		/* sched:sched_wakeup */
+	EV_MIGRATE_TASK,	/* sched:sched_migrate_task */
+	EV_PICK,
+	EV_ABORT,
+	EV_PSWITCH,		/* sched_proxy_switch */
+	EV_HANDOFF,
+	EV_PMIGRATE,		/* sched_proxy_migrate */
+	EV_RETURN,
+	EV_ENQ_SLEEPING,
+	EV_ACTIVATE,
+	EV_MARK,		/* ftrace print (trace_marker) */
+};
+
+/* One line of the report; fields are -1 / "" when the event has none. */
+struct ev {
+	uint64_t	ts;		/* ns */
+	int		cpu, cur;	/* CPU and current pid of the line */
+	enum ev_type	type;
+	int		prev, prev_donor, next, next_donor;
+	int		donor, owner, pid, to;
+	int		depth, src, dst, owner_cpu, prio;
+	char		state[4];	/* sched_switch prev_state */
+	char		lock[LOCK_LEN];
+	char		reason[REASON_LEN];	/* abort reason, handoff kind, return strategy */
+	char		*text;		/* EV_MARK */
+};
+
+/* Where a lock wait's time went: each instant of it is in exactly one. */
+enum cls {
+	C_PROXY,		/* a CPU runs something with the waiter's context */
+	C_WAITER,		/* the waiter runs itself (spin, wakeup to owned) */
+	C_OWNER_RUN,		/* the owner runs, on its own (or another donor's) context */
+	C_TRANSIT,		/* the donor migrates to the owner's CPU or returns */
+	C_PREEMPTED,		/* the owner is runnable but not running */
+	C_SLEEPING,		/* the owner sleeps (or the donor is parked on it) */
+	C_UNKNOWN,		/* no state known for the owner yet */
+	NR_CLS,
+};
+
+static const struct {
+	const char	*key, *text;
+} cls_names[NR_CLS] = {
+	[C_PROXY]	= { "proxy_ns",		 "running as proxy on the waiter's behalf" },
+	[C_WAITER]	= { "waiter_running_ns", "waiter running itself" },
+	[C_OWNER_RUN]	= { "owner_running_ns",	 "owner running on its own context" },
+	[C_TRANSIT]	= { "donor_transit_ns",	 "donor migrating / returning" },
+	[C_PREEMPTED]	= { "owner_preempted_ns", "owner runnable, not running (preempted)" },
+	[C_SLEEPING]	= { "owner_sleeping_ns", "owner sleeping" },
+	[C_UNKNOWN]	= { "unknown_ns",	 "owner state unknown" },
+};
+
+struct task {
+	int	pid;
+	char	comm[COMM_LEN];
+	char	state;		/* 'R' running, 'r' runnable, else the sleep letter, 0 unknown */
+	int	cpu;
+	int	prio;
+};
+
+/* pid -> ns, the "who ran" tables. */
+struct tally {
+	int		pid[64], cpu[64];
+	uint64_t	ns[64];
+	int		n;
+};
+
+static struct env {
+	const char	*path;
+	int		pid;		/* -p: 0 = from the marker or the longest */
+	bool		json;
+	int		max_events;
+} env = {
+	.max_events = 60,
+};
+
+static struct ev *evs;
+static size_t nev, cap_ev;
+static struct task *tasks;
+static size_t ntasks, cap_tasks;
+static unsigned long nlines, nproxy;
+
+const char *argp_program_version = "pxpostmortem 1";
+static const char doc[] =
+"The story of the worst sample of a trace: which task waited, on which mutex,\n"
+"the blocked_on chain, who ran as proxy and where the waiting time went.\n"
+"\n"
+"USAGE: pxpostmortem [-j] [-p PID] [-e N] [REPORT.txt | TRACE.dat | -]\n"
+"\n"
+"Input: the text of `trace-cmd report` (default stdin), or a trace.dat, which\n"
+"is handed to `trace-cmd report -i`.  Record with\n"
+"  trace-cmd record -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup\n"
+"                   -e sched:sched_migrate_task CMD\n"
+"The sample is the one the last break marker names (inversion --break,\n"
+"cyclictest -b --tracemark); without one, the longest lock wait in the trace\n"
+"(of -p PID if given): from the waiter's switch-out (or its first\n"
+"sched_proxy event) to the next time it runs itself.  Exit: 0 story printed,\n"
+"1 unusable input (missing, empty, no sched_proxy events), 2 usage.\n"
+"\n"
+"EXAMPLES:\n"
+"    pxpostmortem trace.dat\n"
+"    trace-cmd report -i trace.dat | pxpostmortem -j > story.json\n"
+"    pxpostmortem -p 1234 report.txt     # the longest wait of pid 1234\n"
+"\n"
+"Options:";
+
+static const struct argp_option opts[] = {
+	{ "events", 'e', "N", 0, "timeline lines to print, 0 for none (default 60)", 0 },
+	{ "json", 'j', NULL, 0, "print the story as JSON instead of text", 0 },
+	{ "pid", 'p', "PID", 0, "the waiter to look at (default: the marker's, else the longest wait)", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'e':
+		env.max_events = px_arg_long(state, "number of events", arg, 0, INT_MAX);
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'p':
+		env.pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num > 0) {
+			fprintf(stderr, "unexpected argument: %s\n", arg);
+			argp_usage(state);
+		}
+		env.path = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- tasks */
+
+static struct task *task(int pid)
+{
+	size_t i;
+
+	for (i = 0; i < ntasks; i++)
+		if (tasks[i].pid == pid)
+			return &tasks[i];
+	if (ntasks == cap_tasks) {
+		cap_tasks = cap_tasks ? 2 * cap_tasks : 256;
+		tasks = realloc(tasks, cap_tasks * sizeof(*tasks));
+		if (!tasks)
+			px_fatal(EXIT_FAIL, "out of memory");
+	}
+	memset(&tasks[ntasks], 0, sizeof(*tasks));
+	tasks[ntasks].pid = pid;
+	tasks[ntasks].cpu = -1;
+	tasks[ntasks].prio = -1;
+	return &tasks[ntasks++];
+}
+
+static void set_comm(int pid, const char *comm, size_t len)
+{
+	struct task *t;
+
+	if (pid < 0 || !len)
+		return;
+	t = task(pid);
+	if (len >= COMM_LEN)
+		len = COMM_LEN - 1;
+	memcpy(t->comm, comm, len);
+	t->comm[len] = '\0';
+}
+
+static const char *comm(int pid)
+{
+	if (pid == 0)
+		return "<idle>";
+	return pid > 0 && task(pid)->comm[0] ? task(pid)->comm : "?";
+}
+
+/* -------------------------------------------------------------- parsing */
+
+/* The value of " key=" in @s: pointer to it and its length up to a blank. */
+static const char *field(const char *s, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	const char *p = s;
+
+	while ((p = strstr(p, key))) {
+		if ((p == s || p[-1] == ' ') && p[kl] == '=') {
+			p += kl + 1;
+			*len = strcspn(p, " \n");
+			return p;
+		}
+		p += kl;
+	}
+	*len = 0;
+	return NULL;
+}
+
+static int ifield(const char *s, const char *key)
+{
+	size_t len;
+	const char *v = field(s, key, &len);
+
+	return v ? (int)strtol(v, NULL, 10) : -1;
+}
+
+static void sfield(const char *s, const char *key, char *buf, size_t size)
+{
+	size_t len;
+	const char *v = field(s, key, &len);
+
+	if (!v)
+		len = 0;
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, v ? v : "", len);
+	buf[len] = '\0';
+}
+
+/* Remember the comm of "key_comm" for the pid of "key_pid". */
+static void field_comm(const char *s, const char *ckey, const char *pkey)
+{
+	size_t len;
+	const char *v = field(s, ckey, &len);
+
+	if (v)
+		set_comm(ifield(s, pkey), v, len);
+}
+
+/* "12.345678" -> ns; false if not a timestamp. */
+static bool parse_ts(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = NSEC_PER_SEC;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		sec = sec * 10 + (uint64_t)(*s++ - '0');
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*s - '0') * scale;
+			}
+	if (*s != ':')
+		return false;
+	*ns = sec * NSEC_PER_SEC + frac;
+	return true;
+}
+
+static const struct {
+	const char	*name;
+	enum ev_type	type;
+} ev_names[] = {
+	{ "sched_switch",		EV_SWITCH },
+	{ "sched_wakeup",		EV_WAKEUP },
+	{ "sched_migrate_task",		EV_MIGRATE_TASK },
+	{ "sched_proxy_pick",		EV_PICK },
+	{ "sched_proxy_abort",		EV_ABORT },
+	{ "sched_proxy_switch",		EV_PSWITCH },
+	{ "sched_proxy_handoff",	EV_HANDOFF },
+	{ "sched_proxy_migrate",	EV_PMIGRATE },
+	{ "sched_proxy_return",		EV_RETURN },
+	{ "sched_proxy_enqueue_sleeping", EV_ENQ_SLEEPING },
+	{ "sched_proxy_activate",	EV_ACTIVATE },
+	{ "print",			EV_MARK },
+};
+
+/*
+ * One report line:
+ *   COMM-PID [CPU] [LATENCY] SECS.USECS: EVENT: FIELDS
+ * COMM may contain blanks and dashes: the pid follows the last '-' before
+ * '['.  Returns false for lines that are not events (headers, "cpus=4").
+ */
+static bool parse_line(char *line, struct ev *e)
+{
+	char *lb = strchr(line, '['), *rb, *p, *name, *rest, *dash;
+	size_t i, nl;
+
+	if (!lb || !(rb = strchr(lb, ']')))
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->prev = e->prev_donor = e->next = e->next_donor = -1;
+	e->donor = e->owner = e->pid = e->to = -1;
+	e->depth = e->src = e->dst = e->owner_cpu = e->prio = -1;
+	e->cpu = (int)strtol(lb + 1, NULL, 10);
+	for (p = rb + 1; *p == ' '; p++)
+		;
+	if (!parse_ts(p, &e->ts)) {		/* a latency column first */
+		p += strcspn(p, " ");
+		while (*p == ' ')
+			p++;
+		if (!parse_ts(p, &e->ts))
+			return false;
+	}
+	name = strchr(p, ':') + 1;
+	while (*name == ' ')
+		name++;
+	nl = strcspn(name, ":");
+	if (!name[nl])
+		return false;
+	for (rest = name + nl + 1; *rest == ' '; rest++)
+		;
+	*lb = '\0';
+	for (dash = lb; dash > line && (dash[-1] == ' ' || dash[-1] == '\t'); dash--)
+		;
+	*dash = '\0';
+	dash = strrchr(line, '-');
+	if (dash) {
+		char *c = line;
+
+		e->cur = (int)strtol(dash + 1, NULL, 10);
+		while (*c == ' ')
+			c++;
+		if (strncmp(c, "<idle>", 6))
+			set_comm(e->cur, c, (size_t)(dash - c));
+	}
+	e->type = EV_OTHER;
+	for (i = 0; i < PX_ARRAY_SIZE(ev_names); i++)
+		if (strlen(ev_names[i].name) == nl && !strncmp(name, ev_names[i].name, nl))
+			e->type = ev_names[i].type;
+
+	switch (e->type) {
+	case EV_SWITCH:
+		e->prev = ifield(rest, "prev_pid");
+		e->next = ifield(rest, "next_pid");
+		e->prio = ifield(rest, "next_prio");
+		sfield(rest, "prev_state", e->state, sizeof(e->state));
+		field_comm(rest, "prev_comm", "prev_pid");
+		field_comm(rest, "next_comm", "next_pid");
+		break;
+	case EV_WAKEUP:
+		e->pid = ifield(rest, "pid");
+		e->dst = ifield(rest, "target_cpu");
+		e->prio = ifield(rest, "prio");
+		field_comm(rest, "comm", "pid");
+		break;
+	case EV_MIGRATE_TASK:
+		e->pid = ifield(rest, "pid");
+		e->src = ifield(rest, "orig_cpu");
+		e->dst = ifield(rest, "dest_cpu");
+		break;
+	case EV_PICK:
+	case EV_ABORT:
+		e->donor = ifield(rest, "donor_pid");
+		e->owner = ifield(rest, "owner_pid");
+		e->depth = ifield(rest, "depth");
+		e->dst = ifield(rest, "cpu");
+		e->owner_cpu = ifield(rest, "owner_cpu");
+		sfield(rest, "lock", e->lock, sizeof(e->lock));
+		sfield(rest, "reason", e->reason, sizeof(e->reason));
+		field_comm(rest, "donor_comm", "donor_pid");
+		field_comm(rest, "owner_comm", "owner_pid");
+		break;
+	case EV_PSWITCH:
+		e->prev = ifield(rest, "prev_pid");
+		e->prev_donor = ifield(rest, "prev_donor_pid");
+		e->next = ifield(rest, "next_pid");
+		e->next_donor = ifield(rest, "next_donor_pid");
+		e->prio = ifield(rest, "next_donor_prio");
+		field_comm(rest, "next_comm", "next_pid");
+		field_comm(rest, "next_donor_comm", "next_donor_pid");
+		break;
+	case EV_HANDOFF:
+		e->owner = ifield(rest, "owner_pid");
+		e->to = ifield(rest, "to_pid");
+		sfield(rest, "lock", e->lock, sizeof(e->lock));
+		sfield(rest, "kind", e->reason, sizeof(e->reason));
+		field_comm(rest, "to_comm", "to_pid");
+		break;
+	case EV_PMIGRATE:
+		e->donor = ifield(rest, "donor_pid");
+		e->owner = ifield(rest, "owner_pid");
+		e->src = ifield(rest, "src_cpu");
+		e->dst = ifield(rest, "dst_cpu");
+		field_comm(rest, "donor_comm", "donor_pid");
+		break;
+	case EV_RETURN:
+		e->pid = ifield(rest, "pid");
+		e->src = ifield(rest, "src_cpu");
+		e->dst = ifield(rest, "dst_cpu");
+		sfield(rest, "strategy", e->reason, sizeof(e->reason));
+		field_comm(rest, "comm", "pid");
+		break;
+	case EV_ENQ_SLEEPING:
+	case EV_ACTIVATE:
+		e->donor = ifield(rest, "donor_pid");
+		e->owner = ifield(rest, "owner_pid");
+		e->dst = ifield(rest, "cpu");
+		field_comm(rest, "donor_comm", "donor_pid");
+		field_comm(rest, "owner_comm", "owner_pid");
+		break;
+	case EV_MARK:
+		/* "tracing_mark_write: TEXT" (trace-cmd 3) or "ADDR: TEXT" */
+		p = strstr(rest, ": ");
+		e->text = strdup(p ? p + 2 : rest);
+		if (!e->text)
+			px_fatal(EXIT_FAIL, "out of memory");
+		e->text[strcspn(e->text, "\n")] = '\0';
+		break;
+	default:
+		break;
+	}
+	if (e->type >= EV_PICK && e->type <= EV_ACTIVATE)
+		nproxy++;
+	return true;
+}
+
+/* A trace.dat starts with "\x17\x08\x44tracing". */
+static bool is_dat(FILE *f)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char buf[sizeof(magic)];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+
+	rewind(f);
+	return n == sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
+}
+
+/* `trace-cmd report -i PATH` as a stream; *child is its pid. */
+static FILE *report_of(const char *path, pid_t *child)
+{
+	int fds[2];
+	FILE *f;
+
+	if (pipe(fds))
+		px_fatal(EXIT_FAIL, "pipe");
+	*child = fork();
+	if (*child < 0)
+		px_fatal(EXIT_FAIL, "fork");
+	if (!*child) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execlp("trace-cmd", "trace-cmd", "report", "-i", path, (char *)NULL);
+		fprintf(stderr, "pxpostmortem: cannot run trace-cmd report -i %s: %s\n",
+			path, strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		px_fatal(EXIT_FAIL, "fdopen");
+	return f;
+}
+
+static void read_trace(void)
+{
+	const char *name = env.path && strcmp(env.path, "-") ? env.path : "stdin";
+	FILE *f = stdin;
+	char *line = NULL;
+	size_t len = 0;
+	pid_t child = -1;
+	int status;
+
+	if (env.path && strcmp(env.path, "-")) {
+		f = fopen(env.path, "re");
+		if (!f)
+			px_fatal(EXIT_FAIL, "cannot open %s", env.path);
+		if (is_dat(f)) {
+			fclose(f);
+			f = report_of(env.path, &child);
+		}
+	}
+	while (getline(&line, &len, f) > 0) {
+		nlines++;
+		if (nev == cap_ev) {
+			cap_ev = cap_ev ? 2 * cap_ev : 65536;
+			evs = realloc(evs, cap_ev * sizeof(*evs));
+			if (!evs)
+				px_fatal(EXIT_FAIL, "out of memory");
+		}
+		if (parse_line(line, &evs[nev]))
+			nev++;
+	}
+	free(line);
+	if (ferror(f))
+		px_fatal(EXIT_FAIL, "error reading %s", name);
+	if (f != stdin)
+		fclose(f);
+	if (child > 0 && (waitpid(child, &status, 0) != child ||
+			  !WIFEXITED(status) || WEXITSTATUS(status)))
+		px_fatalx(EXIT_FAIL, "%s: trace-cmd report failed", name);
+	if (!nev)
+		px_fatalx(EXIT_FAIL, "%s: empty trace (%lu lines, no events): "
+			  "did trace-cmd record capture anything?", name, nlines);
+	if (!nproxy)
+		px_fatalx(EXIT_FAIL, "%s: no sched_proxy events: was the kernel booted with "
+			  "proxy_exec=disable (or built without CONFIG_PROXY_EXEC), or "
+			  "recorded without -e sched_proxy?", name);
+}
+
+/* ---------------------------------------------------------------- waits */
+
+/* A sample: a lock wait of @pid, or the latency window before a marker. */
+struct sample {
+	bool		lock;		/* false: cyclictest wakeup latency */
+	int		pid, cpu;
+	uint64_t	start, end;	/* trace time, ns */
+	uint64_t	blocked;	/* lock: switch-out .. runs itself, from the trace */
+	size_t		first, last;	/* events [first, last) cover the window */
+	const struct ev	*mark;
+	uint64_t	wait_ns;	/* from the marker, 0 if none */
+	int		mutex_idx;	/* from the marker, -1 if none */
+	bool		from_marker_only;	/* no trace episode found */
+};
+
+static bool names_donor(const struct ev *e, int pid)
+{
+	switch (e->type) {
+	case EV_PICK:
+	case EV_ABORT:
+	case EV_PMIGRATE:
+	case EV_ENQ_SLEEPING:
+	case EV_ACTIVATE:
+		return e->donor == pid;
+	case EV_PSWITCH:
+		return e->next_donor == pid && e->next != pid;
+	case EV_HANDOFF:
+		return e->to == pid;
+	case EV_RETURN:
+		return e->pid == pid;
+	default:
+		return false;
+	}
+}
+
+/* @pid runs itself from @e on (execution context and its own donor). */
+static bool switched_in(const struct ev *e, int pid)
+{
+	return (e->type == EV_SWITCH && e->next == pid) ||
+	       (e->type == EV_PSWITCH && e->next == pid && e->next_donor == pid);
+}
+
+static bool switched_out(const struct ev *e, int pid)
+{
+	return (e->type == EV_SWITCH || e->type == EV_PSWITCH) && e->prev == pid &&
+	       !(e->type == EV_PSWITCH && e->next == pid);
+}
+
+/* Per task: where find_waits() is in its current wait. */
+struct wstate {
+	int		pid;
+	bool		running;	/* runs itself (curr, own donor) */
+	bool		open;		/* in a wait */
+	bool		pending;	/* ran again without a handoff: maybe a retry */
+	bool		handoff;	/* sched_proxy_handoff to it in this wait */
+	bool		reopened, named;	/* blocked in D again; as donor since */
+	bool		seen_out;	/* a switch-out of it was seen */
+	uint64_t	out, start, tent_end;
+	size_t		out_idx, start_idx, tent_last;
+	int		tent_cpu;
+};
+
+static void emit_wait(struct wstate *s, void (*fn)(struct sample *, void *), void *arg)
+{
+	struct sample sm = {
+		.lock = true, .pid = s->pid, .cpu = s->tent_cpu,
+		.start = s->start, .end = s->tent_end, .blocked = s->tent_end - s->start,
+		.first = s->start_idx, .last = s->tent_last, .mutex_idx = -1,
+	};
+
+	fn(&sm, arg);
+	s->open = s->pending = false;
+}
+
+/*
+ * The lock waits of @pid (0: of every donor), as the trace shows them.  A
+ * wait starts when the task stops running itself -- its switch-out, or its
+ * first sched_proxy event as a donor when that is logged first in the same
+ * __schedule() -- and only stretches with a sched_proxy event naming it as
+ * donor count.  It ends when the task next runs itself (sched_switch
+ * next_pid, or a sched_proxy_switch to its own pair) after a
+ * sched_proxy_handoff to it.  Without a handoff that may be a retry: a
+ * waiter woken while the mutex is still held blocks again, in D, and is a
+ * donor again before it next runs; then the wait goes on.  Any other
+ * switch-out (S, R, ...), or a D sleep without a sched_proxy event, ends it
+ * at that switch-in.  Calls @fn for each wait; returns the number.
+ */
+static int find_waits(int pid, void (*fn)(struct sample *, void *), void *arg)
+{
+	struct wstate *w = NULL;
+	size_t nw = 0, i, k;
+	int found = 0;
+
+	for (i = 0; i < nev; i++) {
+		const struct ev *e = &evs[i];
+		int who[3] = { -1, -1, -1 }, n = 0, j;
+
+		if (e->type == EV_SWITCH || e->type == EV_PSWITCH) {
+			who[n++] = e->prev;
+			who[n++] = e->next;
+			if (e->type == EV_PSWITCH)
+				who[n++] = e->next_donor;
+		} else if (e->type >= EV_PICK && e->type <= EV_ACTIVATE) {
+			who[n++] = e->type == EV_HANDOFF ? e->to :
+				   e->type == EV_RETURN ? e->pid : e->donor;
+		}
+		for (j = 0; j < n; j++) {
+			struct wstate *s = NULL;
+
+			if (who[j] <= 0 || (pid && who[j] != pid))
+				continue;
+			for (k = 0; k < nw; k++)
+				if (w[k].pid == who[j])
+					s = &w[k];
+			if (!s) {
+				w = realloc(w, (nw + 1) * sizeof(*w));
+				if (!w)
+					px_fatal(EXIT_FAIL, "out of memory");
+				s = &w[nw++];
+				memset(s, 0, sizeof(*s));
+				s->pid = who[j];
+				s->out_idx = i;
+			}
+			if (switched_in(e, s->pid)) {
+				if (s->open && s->reopened && !s->named) {
+					/* that D sleep was no lock wait */
+					emit_wait(s, fn, arg);
+					found++;
+				} else if (s->open) {
+					s->tent_end = e->ts;
+					s->tent_last = i + 1;
+					s->tent_cpu = e->cpu;
+					s->open = false;
+					s->pending = true;
+					if (s->handoff) {
+						emit_wait(s, fn, arg);
+						found++;
+					}
+				}
+				s->running = true;
+			} else if (switched_out(e, s->pid)) {
+				s->running = false;
+				s->seen_out = true;
+				s->out = e->ts;
+				s->out_idx = i;
+				if (s->pending && e->type == EV_SWITCH && e->state[0] == 'D') {
+					s->pending = false;
+					s->open = s->reopened = true;
+					s->named = false;
+				} else if (s->pending && e->type == EV_SWITCH) {
+					emit_wait(s, fn, arg);
+					found++;
+				}
+			}
+			if (e->type == EV_HANDOFF && e->to == s->pid && s->open)
+				s->handoff = true;
+			if (!names_donor(e, s->pid) || e->type == EV_HANDOFF || e->type == EV_RETURN)
+				continue;
+			if (s->open) {
+				s->named = true;
+			} else if (s->pending) {	/* a donor again: the same wait */
+				s->pending = false;
+				s->open = s->reopened = s->named = true;
+			} else {
+				/* Still curr: its switch-out is logged after this. */
+				bool cur = s->running || e->cur == s->pid || !s->seen_out;
+
+				s->open = true;
+				s->handoff = s->reopened = false;
+				s->start = cur ? e->ts : s->out;
+				s->start_idx = cur ? i : s->out_idx;
+			}
+		}
+	}
+	for (k = 0; k < nw; k++)
+		if (w[k].pending) {
+			emit_wait(&w[k], fn, arg);
+			found++;
+		}
+	free(w);
+	return found;
+}
+
+static void keep_longest(struct sample *s, void *arg)
+{
+	struct sample *best = arg;
+
+	if (!best->pid || s->end - s->start > best->end - best->start)
+		*best = *s;
+}
+
+/* The last wait of the marker's task that ended before the marker. */
+struct before_mark {
+	uint64_t	ts;
+	struct sample	s;
+};
+
+static void keep_before(struct sample *s, void *arg)
+{
+	struct before_mark *b = arg;
+
+	if (s->end <= b->ts && (!b->s.pid || s->end >= b->s.end))
+		b->s = *s;
+}
+
+static const struct ev *last_marker(void)
+{
+	size_t i = nev;
+
+	while (i--)
+		if (evs[i].type == EV_MARK && (strstr(evs[i].text, "inversion break:") ||
+					       strstr(evs[i].text, "hit latency threshold")))
+			return &evs[i];
+	return NULL;
+}
+
+static size_t index_at(uint64_t ts)
+{
+	size_t i = 0;
+
+	while (i < nev && evs[i].ts < ts)
+		i++;
+	return i;
+}
+
+/*
+ * cyclictest: the thread's latency ends when it runs again (its last
+ * switch-in before the marker) and started @lat before that.
+ */
+static void latency_sample(struct sample *s, const struct ev *m, uint64_t lat)
+{
+	size_t i;
+
+	s->lock = false;
+	s->pid = m->cur;
+	s->cpu = m->cpu;
+	s->end = m->ts;
+	for (i = (size_t)(m - evs); i-- > 0;)
+		if (switched_in(&evs[i], s->pid)) {
+			s->end = evs[i].ts;
+			s->cpu = evs[i].cpu;
+			break;
+		}
+	s->start = s->end > lat ? s->end - lat : 0;
+	s->first = index_at(s->start);
+	s->last = index_at(s->end + 1);
+}
+
+static void choose_sample(struct sample *s)
+{
+	const struct ev *m = env.pid ? NULL : last_marker();
+	const char *p;
+
+	memset(s, 0, sizeof(*s));
+	s->mutex_idx = -1;
+	if (m && (p = strstr(m->text, "hit latency threshold ("))) {
+		unsigned long long lat = strtoull(p + strlen("hit latency threshold ("), NULL, 10);
+
+		latency_sample(s, m, lat * NSEC_PER_USEC);
+		s->mark = m;
+		s->wait_ns = lat * NSEC_PER_USEC;
+		return;
+	}
+	if (m) {
+		struct before_mark b = { .ts = m->ts };
+		const char *w = strstr(m->text, "wait_ns="), *x = strstr(m->text, "mutex=");
+		int pid = (int)strtol(strstr(m->text, "pid=") ? strstr(m->text, "pid=") + 4 : "0", NULL, 10);
+
+		if (pid <= 0)
+			pid = m->cur;
+		find_waits(pid, keep_before, &b);
+		*s = b.s;
+		s->mark = m;
+		s->wait_ns = w ? strtoull(w + 8, NULL, 10) : 0;
+		s->mutex_idx = x ? (int)strtol(x + 6, NULL, 10) : -1;
+		if (s->pid && s->wait_ns) {
+			/*
+			 * The kernel's wait starts at the request, before the
+			 * task blocks (the trace cannot see it): the window is
+			 * wait_ns up to the moment the waiter runs again.
+			 */
+			s->start = s->end > s->wait_ns ? s->end - s->wait_ns : 0;
+			s->first = index_at(s->start);
+		}
+		if (!s->pid) {
+			/* The marker is written right after the acquire. */
+			s->lock = true;
+			s->pid = pid;
+			s->cpu = m->cpu;
+			s->end = m->ts;
+			s->start = m->ts > s->wait_ns ? m->ts - s->wait_ns : 0;
+			s->first = index_at(s->start);
+			s->last = (size_t)(m - evs);
+			s->from_marker_only = true;
+		}
+		return;
+	}
+	if (!find_waits(env.pid, keep_longest, s)) {
+		if (env.pid)
+			px_fatalx(EXIT_FAIL, "pid %d never waited as a donor in this trace", env.pid);
+		px_fatalx(EXIT_FAIL, "no lock wait in this trace: no task ever was a proxy donor");
+	}
+}
+
+/* ------------------------------------------------------------- the story */
+
+static void tally_add(struct tally *t, int pid, int cpu, uint64_t ns)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->pid[i] == pid && t->cpu[i] == cpu) {
+			t->ns[i] += ns;
+			return;
+		}
+	if (t->n == (int)PX_ARRAY_SIZE(t->pid))
+		return;
+	t->pid[t->n] = pid;
+	t->cpu[t->n] = cpu;
+	t->ns[t->n++] = ns;
+}
+
+static void tally_sort(struct tally *t)
+{
+	int i, j;
+
+	for (i = 1; i < t->n; i++)
+		for (j = i; j > 0 && t->ns[j] > t->ns[j - 1]; j--) {
+			int p = t->pid[j], c = t->cpu[j];
+			uint64_t ns = t->ns[j];
+
+			t->pid[j] = t->pid[j - 1];
+			t->cpu[j] = t->cpu[j - 1];
+			t->ns[j] = t->ns[j - 1];
+			t->pid[j - 1] = p;
+			t->cpu[j - 1] = c;
+			t->ns[j - 1] = ns;
+		}
+}
+
+struct story {
+	struct sample	s;
+	uint64_t	cls_ns[NR_CLS];
+	struct tally	proxies;	/* execution contexts run with the waiter's */
+	struct tally	preempted_by;	/* what ran on the owner's CPU meanwhile */
+	struct tally	cpu_time;	/* latency: what ran on the thread's CPU */
+	struct tally	owners;		/* chain ends, time each was the owner */
+	char		lock[LOCK_LEN];	/* the waiter's mutex */
+	const char	*lock_from;
+	char		tail_lock[LOCK_LEN];	/* the chain's last mutex */
+	int		max_depth;
+	int		link[MAX_LINKS];	/* chain: link[k] waits at depth k+1 */
+	int		releaser;	/* handed the mutex to the waiter */
+	int		naborts;
+	char		abort_reason[8][REASON_LEN];
+	int		abort_count[8];
+	int		nabort_reasons;
+	int		migrations, returns;
+};
+
+static void count_abort(struct story *st, const char *reason)
+{
+	int i;
+
+	st->naborts++;
+	for (i = 0; i < st->nabort_reasons; i++)
+		if (!strcmp(st->abort_reason[i], reason)) {
+			st->abort_count[i]++;
+			return;
+		}
+	if (i == (int)PX_ARRAY_SIZE(st->abort_count))
+		return;
+	snprintf(st->abort_reason[i], REASON_LEN, "%s", reason);
+	st->abort_count[i] = 1;
+	st->nabort_reasons++;
+}
+
+/* Apply @e to the task states and CPU pairs. */
+static void apply(const struct ev *e, int curr[], int donor[])
+{
+	struct task *t;
+
+	switch (e->type) {
+	case EV_SWITCH:
+		if (e->prev > 0) {
+			t = task(e->prev);
+			t->state = !strncmp(e->state, "R", 1) ? 'r' : e->state[0] ? e->state[0] : 'S';
+		}
+		if (e->cpu >= 0 && e->cpu < MAX_CPUS && curr[e->cpu] != e->next) {
+			curr[e->cpu] = e->next;
+			donor[e->cpu] = e->next;
+		}
+		if (e->next > 0) {
+			t = task(e->next);
+			t->state = 'R';
+			t->cpu = e->cpu;
+			t->prio = e->prio;
+		}
+		break;
+	case EV_PSWITCH:
+		if (e->cpu >= 0 && e->cpu < MAX_CPUS) {
+			curr[e->cpu] = e->next;
+			donor[e->cpu] = e->next_donor;
+		}
+		if (e->next > 0) {
+			t = task(e->next);
+			t->state = 'R';
+			t->cpu = e->cpu;
+		}
+		break;
+	case EV_WAKEUP:
+		t = task(e->pid);
+		if (t->state != 'R')
+			t->state = 'r';
+		t->cpu = e->dst;
+		t->prio = e->prio;
+		break;
+	case EV_MIGRATE_TASK:
+		t = task(e->pid);
+		t->cpu = e->dst;
+		break;
+	default:
+		break;
+	}
+}
+
+static int running_on(const int curr[], int pid)
+{
+	int c;
+
+	for (c = 0; c < MAX_CPUS; c++)
+		if (curr[c] == pid)
+			return c;
+	return -1;
+}
+
+/*
+ * Sweep the whole trace up to the sample's end, keeping every task's state
+ * and every CPU's (curr, donor) pair, and split the sample's time into the
+ * classes of enum cls, first match wins:
+ *   proxy: some CPU runs a task with the waiter as donor;
+ *   waiter: the waiter runs itself;
+ *   owner running: the chain's owner is curr somewhere (or in the middle
+ *            of its switch-out: a sched_proxy_switch moved it off the CPU,
+ *            the sched_switch with its new state is still to come);
+ *   transit: the waiter was migrated (sched_proxy_migrate) or is returning
+ *            (sched_proxy_return) and has not been picked since;
+ *   preempted: the owner is runnable (woken, or switched out in state R);
+ *   sleeping: the owner sleeps (S, D, ...) or the waiter is parked on it;
+ *   unknown: no state seen for the owner yet.
+ * The owner is the last chain end a pick/abort of the waiter named (before
+ * the first one: the first one's).
+ */
+static void tell_lock(struct story *st)
+{
+	static int curr[MAX_CPUS], donor[MAX_CPUS];
+	struct sample *s = &st->s;
+	int W = s->pid, owner = -1, transit = 0, parked = 0, c, i;
+	size_t k;
+	uint64_t t, prev_t = s->start;
+
+	for (c = 0; c < MAX_CPUS; c++)
+		curr[c] = donor[c] = -1;
+	st->releaser = -1;
+	for (k = s->first; k < s->last && k < nev; k++)
+		if ((evs[k].type == EV_PICK || evs[k].type == EV_ABORT) &&
+		    evs[k].donor == W && evs[k].owner > 0) {
+			owner = evs[k].owner;
+			break;
+		}
+	for (k = 0; k < nev && evs[k].ts <= s->end; k++) {
+		const struct ev *e = &evs[k];
+
+		t = e->ts;
+		if (t > s->start && k >= s->first) {
+			/* [prev_t, t) has the state before e. */
+			enum cls cl = C_UNKNOWN;
+			struct task *o = owner > 0 ? task(owner) : NULL;
+			int pc = -1, oc;
+			uint64_t d = t - prev_t;
+
+			for (c = 0; c < MAX_CPUS; c++)
+				if (donor[c] == W && curr[c] != W && curr[c] >= 0)
+					pc = c;
+			oc = owner > 0 ? running_on(curr, owner) : -1;
+			if (pc >= 0) {
+				cl = C_PROXY;
+				tally_add(&st->proxies, curr[pc], pc, d);
+			} else if (running_on(curr, W) >= 0) {
+				cl = C_WAITER;
+			} else if (oc >= 0 || (o && o->state == 'R')) {
+				/* 'R' off every CPU: inside its own switch-out */
+				cl = C_OWNER_RUN;
+			} else if (transit) {
+				cl = C_TRANSIT;
+			} else if (o && o->state == 'r') {
+				cl = C_PREEMPTED;
+				if (o->cpu >= 0 && o->cpu < MAX_CPUS && curr[o->cpu] >= 0)
+					tally_add(&st->preempted_by, curr[o->cpu], o->cpu, d);
+			} else if (parked || (o && o->state && o->state != 'R')) {
+				cl = C_SLEEPING;
+			}
+			st->cls_ns[cl] += d;
+			if (owner > 0)
+				tally_add(&st->owners, owner, -1, d);
+			prev_t = t;
+		}
+		apply(e, curr, donor);
+		if (k < s->first || k >= s->last)
+			continue;
+		switch (e->type) {
+		case EV_PICK:
+		case EV_ABORT:
+			if (e->depth > st->max_depth)
+				st->max_depth = e->depth;
+			if (e->donor == W) {
+				transit = 0;
+				if (e->owner > 0)
+					owner = e->owner;
+				if (e->lock[0] && strcmp(e->lock, "(nil)") && strcmp(e->lock, "0x0")) {
+					snprintf(st->tail_lock, LOCK_LEN, "%s", e->lock);
+					if (e->depth == 1 && !st->lock_from) {
+						snprintf(st->lock, LOCK_LEN, "%s", e->lock);
+						st->lock_from = e->type == EV_PICK ? "sched_proxy_pick depth=1" :
+							"sched_proxy_abort depth=1";
+					}
+				}
+				if (e->type == EV_ABORT)
+					count_abort(st, e->reason);
+			}
+			break;
+		case EV_PSWITCH:
+			if (e->next_donor == W)
+				transit = 0;
+			break;
+		case EV_PMIGRATE:
+			if (e->donor == W) {
+				transit = 1;
+				st->migrations++;
+			}
+			break;
+		case EV_RETURN:
+			if (e->pid == W) {
+				transit = 1;
+				st->returns++;
+			}
+			break;
+		case EV_ENQ_SLEEPING:
+			if (e->donor == W)
+				parked = 1;
+			break;
+		case EV_ACTIVATE:
+			if (e->donor == W)
+				parked = 0;
+			break;
+		case EV_HANDOFF:
+			if (e->to == W) {
+				st->releaser = e->owner;
+				snprintf(st->lock, LOCK_LEN, "%s", e->lock);
+				st->lock_from = "sched_proxy_handoff to the waiter";
+			}
+			break;
+		default:
+			break;
+		}
+		if (switched_in(e, W))
+			transit = 0;
+	}
+	if (prev_t < s->end) {		/* the marker-only window's tail */
+		st->cls_ns[C_UNKNOWN] += s->end - prev_t;
+	}
+	/* The chain's links: other donors of the same owner, by depth. */
+	for (i = 0; i < MAX_LINKS; i++)
+		st->link[i] = -1;
+	for (k = s->first; k < s->last && k < nev; k++) {
+		const struct ev *e = &evs[k];
+
+		if ((e->type == EV_PICK || e->type == EV_ABORT) && e->donor > 0 &&
+		    e->donor != W && e->depth >= 1 && e->depth < st->max_depth &&
+		    e->owner == owner && st->max_depth - e->depth < MAX_LINKS)
+			st->link[st->max_depth - e->depth] = e->donor;
+	}
+	if (st->releaser > 0 && st->max_depth > 1 && st->link[1] < 0)
+		st->link[1] = st->releaser;
+	tally_sort(&st->proxies);
+	tally_sort(&st->preempted_by);
+	tally_sort(&st->owners);
+}
+
+/* cyclictest: what ran on the thread's CPU in its latency window. */
+static void tell_latency(struct story *st)
+{
+	static int curr[MAX_CPUS], donor[MAX_CPUS];
+	struct sample *s = &st->s;
+	uint64_t prev_t = s->start;
+	size_t k;
+	int c;
+
+	for (c = 0; c < MAX_CPUS; c++)
+		curr[c] = donor[c] = -1;
+	for (k = 0; k < nev && evs[k].ts <= s->end; k++) {
+		const struct ev *e = &evs[k];
+
+		if (e->ts > s->start) {
+			int cur = s->cpu >= 0 && s->cpu < MAX_CPUS ? curr[s->cpu] : -1;
+			int don = cur >= 0 ? donor[s->cpu] : -1;
+
+			/* cpu column: the donor whose context it ran with */
+			tally_add(&st->cpu_time, cur, don, e->ts - prev_t);
+			st->cls_ns[cur >= 0 && don != cur ? C_PROXY : C_UNKNOWN] += e->ts - prev_t;
+			prev_t = e->ts;
+		}
+		apply(e, curr, donor);
+		if (k >= s->first && e->type == EV_ABORT)
+			count_abort(st, e->reason);
+		if (k >= s->first && e->type == EV_PMIGRATE)
+			st->migrations++;
+		if (k >= s->first && e->type == EV_RETURN)
+			st->returns++;
+	}
+	if (prev_t < s->end) {
+		int cur = s->cpu >= 0 && s->cpu < MAX_CPUS ? curr[s->cpu] : -1;
+
+		tally_add(&st->cpu_time, cur, cur >= 0 ? donor[s->cpu] : -1, s->end - prev_t);
+	}
+	tally_sort(&st->cpu_time);
+}
+
+/* --------------------------------------------------------------- output */
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static uint64_t total_ns(const struct story *st)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < NR_CLS; i++)
+		sum += st->cls_ns[i];
+	return sum;
+}
+
+/* One timeline line for @e, or nothing if it is not part of the story. */
+static void print_event(const struct story *st, const struct ev *e, int owner)
+{
+	int W = st->s.pid;
+	double rel = ((double)e->ts - (double)st->s.start) / 1e6;
+
+	switch (e->type) {
+	case EV_PICK:
+		printf("  %+9.3f  CPU%d  pick: %s-%d runs %s-%d (lock %s, depth %d)\n", rel, e->cpu,
+		       comm(e->donor), e->donor, comm(e->owner), e->owner, e->lock, e->depth);
+		break;
+	case EV_ABORT:
+		printf("  %+9.3f  CPU%d  abort: donor %s-%d, owner %d on CPU %d, depth %d: %s\n",
+		       rel, e->cpu, comm(e->donor), e->donor, e->owner, e->owner_cpu, e->depth,
+		       e->reason);
+		break;
+	case EV_PSWITCH:
+		printf("  %+9.3f  CPU%d  now %s-%d on %s-%d's context (was %d on %d's)\n", rel,
+		       e->cpu, comm(e->next), e->next, comm(e->next_donor), e->next_donor,
+		       e->prev, e->prev_donor);
+		break;
+	case EV_HANDOFF:
+		printf("  %+9.3f  CPU%d  handoff: %d hands %s to %s-%d (%s)\n", rel, e->cpu,
+		       e->owner, e->lock, comm(e->to), e->to, e->reason);
+		break;
+	case EV_PMIGRATE:
+		printf("  %+9.3f  CPU%d  migrate: donor %s-%d CPU %d -> %d (owner %d)\n", rel,
+		       e->cpu, comm(e->donor), e->donor, e->src, e->dst, e->owner);
+		break;
+	case EV_RETURN:
+		printf("  %+9.3f  CPU%d  return: %s-%d CPU %d -> %d (%s)\n", rel, e->cpu,
+		       comm(e->pid), e->pid, e->src, e->dst, e->reason);
+		break;
+	case EV_ENQ_SLEEPING:
+	case EV_ACTIVATE:
+		printf("  %+9.3f  CPU%d  %s: donor %d, owner %d\n", rel, e->cpu,
+		       e->type == EV_ACTIVATE ? "activate" : "enqueue_sleeping", e->donor, e->owner);
+		break;
+	case EV_SWITCH:
+		if (e->prev == owner || e->prev == W)
+			printf("  %+9.3f  CPU%d  %s-%d switched out (%s), %s-%d runs\n", rel, e->cpu,
+			       comm(e->prev), e->prev, e->state, comm(e->next), e->next);
+		else if (e->next == owner || e->next == W)
+			printf("  %+9.3f  CPU%d  %s-%d runs (after %s-%d, %s)\n", rel, e->cpu,
+			       comm(e->next), e->next, comm(e->prev), e->prev, e->state);
+		break;
+	case EV_WAKEUP:
+		if (e->pid == owner || e->pid == W)
+			printf("  %+9.3f  CPU%d  wakeup %s-%d (target CPU %d)\n", rel, e->cpu,
+			       comm(e->pid), e->pid, e->dst);
+		break;
+	case EV_MIGRATE_TASK:
+		if (e->pid == owner || e->pid == W)
+			printf("  %+9.3f  CPU%d  %s-%d moved CPU %d -> %d\n", rel, e->cpu,
+			       comm(e->pid), e->pid, e->src, e->dst);
+		break;
+	case EV_MARK:
+		printf("  %+9.3f  CPU%d  marker: %s\n", rel, e->cpu, e->text);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool in_story(const struct ev *e, int W, int owner)
+{
+	switch (e->type) {
+	case EV_SWITCH:
+		return e->prev == owner || e->prev == W || e->next == owner || e->next == W;
+	case EV_WAKEUP:
+	case EV_MIGRATE_TASK:
+		return e->pid == owner || e->pid == W;
+	case EV_OTHER:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static void print_timeline(const struct story *st)
+{
+	const struct sample *s = &st->s;
+	int owner = st->owners.n ? st->owners.pid[0] : -1, shown = 0, total = 0;
+	size_t k, end = s->last;
+
+	if (!env.max_events)
+		return;
+	for (k = s->first; k < end && k < nev; k++)
+		total += in_story(&evs[k], s->pid, owner);
+	printf("\ntimeline (ms from the start; sched_proxy events, the waiter's and owner's switches):\n");
+	for (k = s->first; k < end && k < nev; k++) {
+		if (!in_story(&evs[k], s->pid, owner))
+			continue;
+		/* Keep the first and the last lines when there are too many. */
+		if (total > env.max_events && shown >= env.max_events / 2 &&
+		    shown < total - (env.max_events - env.max_events / 2)) {
+			if (shown == env.max_events / 2)
+				printf("  ... %d lines left out (-e N) ...\n", total - env.max_events);
+			shown++;
+			continue;
+		}
+		print_event(st, &evs[k], owner);
+		shown++;
+	}
+	if (s->mark && (size_t)(s->mark - evs) >= end)
+		print_event(st, s->mark, owner);
+}
+
+static void print_tally(const char *title, const struct tally *t, const char *unit_label)
+{
+	int i;
+
+	for (i = 0; i < t->n && i < TOP; i++)
+		printf("%s%s-%d%s%d %.3f ms\n", i ? "        " : title, comm(t->pid[i]),
+		       t->pid[i], unit_label, t->cpu[i], ms(t->ns[i]));
+}
+
+static void print_text(const struct story *st)
+{
+	const struct sample *s = &st->s;
+	uint64_t len = s->end - s->start, sum = total_ns(st);
+	int i, owner = st->owners.n ? st->owners.pid[0] : -1;
+
+	printf("pxpostmortem: the worst sample, %s\n", s->mark ?
+	       "delimited by the break marker" : "the longest lock wait in the trace");
+	if (s->mark)
+		printf("marker    %.6f CPU%d %s-%d: %s\n", secs(s->mark->ts), s->mark->cpu,
+		       comm(s->mark->cur), s->mark->cur, s->mark->text);
+	if (!s->lock) {
+		printf("thread    %s-%d on CPU %d, wakeup latency %.3f ms (%.6f .. %.6f)\n",
+		       comm(s->pid), s->pid, s->cpu, ms(s->wait_ns), secs(s->start), secs(s->end));
+		printf("\nwhat ran on CPU %d in the window (ms):\n", s->cpu);
+		for (i = 0; i < st->cpu_time.n && i < 8; i++) {
+			int p = st->cpu_time.pid[i], d = st->cpu_time.cpu[i];
+
+			if (p < 0)
+				printf("  %10.3f  (nothing traced yet)\n", ms(st->cpu_time.ns[i]));
+			else if (d == p)
+				printf("  %10.3f  %s-%d\n", ms(st->cpu_time.ns[i]), comm(p), p);
+			else
+				printf("  %10.3f  %s-%d as proxy for %s-%d\n", ms(st->cpu_time.ns[i]),
+				       comm(p), p, comm(d), d);
+		}
+		printf("  %d abort(s), %d donor migration(s), %d return(s) on all CPUs in the window\n",
+		       st->naborts, st->migrations, st->returns);
+		return;
+	}
+	printf("waiter    %s-%d\n", comm(s->pid), s->pid);
+	if (st->lock[0])
+		printf("mutex     %s (from %s)", st->lock, st->lock_from);
+	else
+		printf("mutex     unknown (no depth-1 pick/abort or handoff of the waiter)");
+	if (s->mutex_idx >= 0)
+		printf(", lab mutex %d", s->mutex_idx);
+	printf("\n");
+	if (s->wait_ns)
+		printf("waited    %.3f ms (the marker's wait_ns)\n", ms(s->wait_ns));
+	printf("window    %.6f .. %.6f = %.3f ms%s\n", secs(s->start), secs(s->end), ms(len),
+	       s->from_marker_only ? " (from the marker: no sched_proxy event of the waiter in it)" :
+	       s->wait_ns ? " (wait_ns up to the waiter running again)" :
+	       " (waiter switched out .. runs itself again)");
+	if (s->blocked)
+		printf("blocked   %.3f ms of it in the trace (switch-out or first sched_proxy event .. runs itself)\n",
+		       ms(s->blocked));
+	printf("chain     %s-%d", comm(s->pid), s->pid);
+	if (st->max_depth > 1) {
+		for (i = 1; i < st->max_depth && i < MAX_LINKS; i++) {
+			if (st->link[i] > 0)
+				printf(" -> %s-%d", comm(st->link[i]), st->link[i]);
+			else
+				printf(" -> ?");
+		}
+	}
+	if (owner > 0)
+		printf(" -> [%s] -> owner %s-%d", st->tail_lock[0] ? st->tail_lock : "?",
+		       comm(owner), owner);
+	printf(" (depth %d)\n", st->max_depth);
+	for (i = 1; i < st->owners.n && i < TOP; i++)
+		printf("          also owner %s-%d for %.3f ms\n", comm(st->owners.pid[i]),
+		       st->owners.pid[i], ms(st->owners.ns[i]));
+	if (st->releaser > 0)
+		printf("released  by %s-%d (sched_proxy_handoff)\n", comm(st->releaser), st->releaser);
+	printf("aborts    %d", st->naborts);
+	for (i = 0; i < st->nabort_reasons; i++)
+		printf("%s%s x%d", i ? ", " : " (", st->abort_reason[i], st->abort_count[i]);
+	printf("%s; donor migrations %d, returns %d\n", st->nabort_reasons ? ")" : "",
+	       st->migrations, st->returns);
+
+	printf("\nwhere the time went:\n");
+	for (i = 0; i < NR_CLS; i++)
+		printf("  %-42s %10.3f ms %5.1f%%\n", cls_names[i].text, ms(st->cls_ns[i]),
+		       len ? 100.0 * (double)st->cls_ns[i] / (double)len : 0.0);
+	printf("  %-42s %10.3f ms", "total", ms(sum));
+	if (s->wait_ns)
+		printf(" (wait_ns %.3f ms, %+.3f ms)", ms(s->wait_ns),
+		       ms(sum) - ms(s->wait_ns));
+	printf("\n");
+	print_tally("proxy     ", &st->proxies, " on CPU ");
+	print_tally("preempted by ", &st->preempted_by, " on CPU ");
+	print_timeline(st);
+}
+
+static void json_tally(struct px_json *j, const char *key, const struct tally *t,
+		       const char *cpu_key)
+{
+	int i;
+
+	px_json_array_begin(j, key);
+	for (i = 0; i < t->n; i++) {
+		px_json_object_begin(j, NULL);
+		px_json_i64(j, "pid", t->pid[i]);
+		px_json_string(j, "comm", comm(t->pid[i]));
+		if (cpu_key)
+			px_json_i64(j, cpu_key, t->cpu[i]);
+		px_json_u64(j, "ns", t->ns[i]);
+		px_json_object_end(j);
+	}
+	px_json_array_end(j);
+}
+
+static int print_json(const struct story *st)
+{
+	const struct sample *s = &st->s;
+	struct px_json j;
+	int i;
+
+	px_json_init(&j, stdout, PX_JSON_PRETTY);
+	px_json_object_begin(&j, NULL);
+	px_json_string(&j, "format", "pxpostmortem");
+	px_json_u64(&j, "version", 1);
+	px_json_string(&j, "kind", s->lock ? "lock_wait" : "wakeup_latency");
+	if (s->mark) {
+		px_json_string(&j, "marker", s->mark->text);
+		px_json_u64(&j, "marker_ts_ns", s->mark->ts);
+	} else {
+		px_json_null(&j, "marker");
+	}
+	px_json_i64(&j, "pid", s->pid);
+	px_json_string(&j, "comm", comm(s->pid));
+	px_json_i64(&j, "cpu", s->cpu);
+	px_json_u64(&j, "wait_ns", s->wait_ns);
+	px_json_u64(&j, "start_ns", s->start);
+	px_json_u64(&j, "end_ns", s->end);
+	px_json_u64(&j, "window_ns", s->end - s->start);
+	px_json_u64(&j, "blocked_ns", s->blocked);
+	px_json_bool(&j, "window_from_marker", s->from_marker_only || !s->lock);
+	if (s->lock) {
+		px_json_string(&j, "mutex", st->lock[0] ? st->lock : NULL);
+		if (s->mutex_idx >= 0)
+			px_json_i64(&j, "mutex_index", s->mutex_idx);
+		else
+			px_json_null(&j, "mutex_index");
+		px_json_string(&j, "tail_mutex", st->tail_lock[0] ? st->tail_lock : NULL);
+		px_json_i64(&j, "depth", st->max_depth);
+		px_json_array_begin(&j, "chain");
+		px_json_i64(&j, NULL, s->pid);
+		for (i = 1; i < st->max_depth && i < MAX_LINKS; i++)
+			px_json_i64(&j, NULL, st->link[i]);
+		px_json_i64(&j, NULL, st->owners.n ? st->owners.pid[0] : -1);
+		px_json_array_end(&j);
+		px_json_i64(&j, "owner", st->owners.n ? st->owners.pid[0] : -1);
+		px_json_i64(&j, "released_by", st->releaser);
+		json_tally(&j, "owners", &st->owners, NULL);
+		px_json_object_begin(&j, "breakdown");
+		for (i = 0; i < NR_CLS; i++)
+			px_json_u64(&j, cls_names[i].key, st->cls_ns[i]);
+		px_json_u64(&j, "total_ns", total_ns(st));
+		px_json_object_end(&j);
+		json_tally(&j, "proxies", &st->proxies, "cpu");
+		json_tally(&j, "preempted_by", &st->preempted_by, "cpu");
+	} else {
+		json_tally(&j, "cpu_time", &st->cpu_time, "donor");
+	}
+	px_json_object_begin(&j, "aborts");
+	for (i = 0; i < st->nabort_reasons; i++)
+		px_json_u64(&j, st->abort_reason[i], st->abort_count[i]);
+	px_json_object_end(&j);
+	px_json_u64(&j, "donor_migrations", st->migrations);
+	px_json_u64(&j, "donor_returns", st->returns);
+	px_json_object_end(&j);
+	return px_json_finish(&j);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
+	static struct story st;
+
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return EXIT_USAGE;
+	if (!env.path && isatty(STDIN_FILENO))
+		px_fatalx(EXIT_USAGE, "no input: give a report file or a trace.dat, or pipe "
+			  "`trace-cmd report` in (--help)");
+	read_trace();
+	choose_sample(&st.s);
+	if (st.s.lock)
+		tell_lock(&st);
+	else
+		tell_latency(&st);
+	if (env.json) {
+		if (print_json(&st))
+			px_fatalx(EXIT_FAIL, "error writing the JSON story");
+	} else {
+		print_text(&st);
+	}
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+}
