@@ -1,0 +1,302 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The soak, guest side: for SECONDS, all at once, locktorture (mutex_lock,
+# two writers per CPU, nested locks, RT boost), the ww_mutex selftest
+# loaded and unloaded in a loop, every inversion scenario in loops (rt and
+# sleep-owner, dl and xcpu, cfs with and without --throttle, chain -D 1..4,
+# each round on the next CPU; football pinned and --float), renamedemo, and
+# cyclictest on every CPU.  Then it checks what came out and prints one
+# "ok soak/NAME" or "not ok soak/NAME - why" per check; exit status is the
+# number of failures.  Shared by tests/soak.sh (host, long) and
+# tests/guest/80-soak-short.sh (2 minutes per boot).
+#
+# Usage: sh soak/guest-soak.sh [-d SECONDS] [-o DIR]   (in the guest, cwd tests/)
+#   -d SECONDS  how long the workloads run (default 120)
+#   -o DIR      where the records go (default $PX_OUT/soak)
+# Records in DIR: soak.txt (key=value totals, what tests/soak.sh reads),
+# lab.tsv (one line per lab run: loop name rc want done verdict ball),
+# ww.tsv, locktorture.txt, cyclictest.txt, fail-*.out (output of every
+# failed lab run, the first 20).
+set -u
+. ./lib/pxtest.sh
+usage() { [ $# -gt 0 ] && echo "soak: $*" >&2; sed -n '/^# Usage:/,/^#   -o/s/^# //p' "$0" >&2; exit 2; }
+dur=120 O=${PX_OUT:-/tmp}/soak
+while test $# -gt 0; do
+	case $1 in
+	-d) echo "${2-}" | grep -qxE '[1-9][0-9]*' || usage "-d SECONDS"; dur=$2; shift ;;
+	-o) [ -n "${2-}" ] || usage "-o DIR"; O=$2; shift ;;
+	*) usage "unknown argument '$1'" ;;
+	esac
+	shift
+done
+# It loads modules and sets sysctls: never on the host.
+[ -d /px/repo ] || { echo "soak: only in the guest (tests/soak.sh boots one)" >&2; exit 2; }
+T=${TMPDIR-/tmp}/soak.$$
+mkdir -p "$T" "$O"
+trap 'rm -rf "$T"' 0
+rm -f "$O"/lab*.tsv "$O"/ww.tsv "$O"/fail-*.out "$O"/*.cur "$O"/locktorture.txt
+
+LAB_TIMEOUT=240		# inversion -t: one run may take this long
+WIND_DOWN=300		# after SECONDS, wait this long for runs in flight
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+now() { cut -d. -f1 /proc/uptime; }
+running() { [ ! -e "$T/stop" ]; }
+
+mode=$(cat /sys/kernel/debug/sched/proxy_exec 2>/dev/null || echo unknown)
+echo "# soak: ${dur}s on $ncpu CPUs, $(uname -r), proxy: $mode"
+echo "# cmdline: $(cat /proc/cmdline)"
+want=enabled
+grep -qw 'proxy_exec=disable' /proc/cmdline && want=disabled
+strategy=schedule
+grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
+[ "$mode" = "$want return=$strategy" ] && ok soak/proxy-mode ||
+	notok soak/proxy-mode "debugfs says '$mode', want '$want return=$strategy'"
+
+# All inversion runs share one RT-throttling setting: each run would save
+# and restore it, and concurrent runs would restore each other's -1.
+rt_runtime=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+warn0=$(cat /sys/kernel/warn_count 2>/dev/null || echo 0)
+
+# lab LOOP NAME N TOOL ARGS...: one run (N iterations; 0: it has -d), one
+# line in lab-LOOP.tsv (one file per loop: appends to one file from several
+# writers are not safe on 9p): loop name rc want done verdict ball.  The
+# command is in LOOP.cur while it runs, so a run that never ends is named.
+nfail=0
+lab() {
+	loop=$1 name=$2 n=$3 tool=$4; shift 4
+	f=$T/$loop.out
+	[ "$n" = 0 ] || set -- "$@" -n "$n"
+	[ "$tool" = renamedemo ] || set -- "$@" -t $LAB_TIMEOUT --keep-throttle
+	echo "$tool $*" > "$O/$loop.cur"
+	"$tool" "$@" -q > "$f" 2>&1
+	rc=$?
+	cons=$(grep '^consistency:' "$f" | tail -1)
+	verdict=none
+	case $cons in *'-> OK') verdict=OK ;; *'-> INCONSISTENT') verdict=INCONSISTENT ;; esac
+	got=$(echo "$cons" | sed -n 's/^consistency: [a-z]*=\([0-9]*\)\/.*/\1/p')
+	ball=$(sed -n 's/^football: ball moved \([0-9]*\) times.*/\1/p' "$f")
+	[ "$n" = 0 ] && n=- got=-
+	echo "$loop $name $rc $n ${got:--} $verdict ${ball:--}" >> "$O/lab-$loop.tsv"
+	if [ "$verdict" != OK ] || { [ "$rc" != 0 ] && [ "$rc" != 3 ]; }; then
+		nfail=$((nfail + 1))
+		[ $nfail -gt 20 ] || { echo "# $tool $* -> exit $rc"; cat "$f"; } > "$O/fail-$loop-$nfail.out"
+	fi
+	rm -f "$O/$loop.cur"
+}
+
+# The loops.  Each uses its own lab mutexes (16 in all): rt 0, dl 1, cfs 2,
+# chain 3-6, football 7-15 (one per CPU, so at most 9 CPUs).
+loop_rt() {
+	i=0
+	while running; do
+		c=$((i % ncpu)) i=$((i + 1))
+		lab rt rt 10 inversion rt -c $c
+		running && lab rt sleep-owner 10 inversion sleep-owner -c $c -s 1000 -b 200
+	done
+}
+loop_dl() {
+	i=0
+	while running; do
+		c=$((i % ncpu)) i=$((i + 1))
+		lab dl dl 10 inversion dl --first-mutex 1
+		running && lab dl xcpu 10 inversion xcpu -c $c,$(( (c + 1) % ncpu )) --first-mutex 1
+	done
+}
+loop_cfs() {
+	i=0
+	while running; do
+		c=$((i % ncpu)) i=$((i + 1))
+		lab cfs cfs 5 inversion cfs -c $c --first-mutex 2
+		running && lab cfs cfs-throttle 3 inversion cfs -c $c --throttle --first-mutex 2
+	done
+}
+loop_chain() {
+	i=0
+	while running; do
+		for d in 1 2 3 4; do
+			c=$((i % ncpu)) i=$((i + 1))
+			running && lab chain chain-$d 10 inversion chain -D $d -c $c --first-mutex 3
+		done
+	done
+}
+# football: 3 s games, 2 s apart, so that SCHED_OTHER work (locktorture's
+# writers, the other loops' owners) is not starved for the whole soak.
+fbcpus=0-$((ncpu - 1))
+[ "$ncpu" -le 9 ] || fbcpus=0-8
+loop_football() {
+	while running; do
+		lab football football 0 inversion football -d 3s -c $fbcpus --first-mutex 7
+		sleep 2
+		running && lab football football-float 0 inversion football --float -d 3s -c $fbcpus --first-mutex 7
+		sleep 2
+	done
+}
+# renamedemo gives its background 10 s to start, then times nothing (0
+# renames, exit 1, no message).  With its cgroup (weight 20 or 100) that
+# happened in 2 of 8 runs under the soak's load, so the background stays
+# out of it (nice 19 only); cfs exercises the cgroup paths.
+loop_rename() {
+	i=0
+	while running; do
+		c=$((i % ncpu)) i=$((i + 1))
+		lab rename rename 200 renamedemo -c $c -H 1 --no-cgroup
+	done
+}
+# ww_mutex selftest: the module's init runs every test, a failure fails the load.
+loop_ww() {
+	while running; do
+		t0=$(now)
+		echo "modprobe test-ww_mutex" > "$O/ww.cur"
+		modprobe test-ww_mutex > "$T/ww.out" 2>&1
+		rc=$?
+		[ $rc != 0 ] || rmmod test-ww_mutex >> "$T/ww.out" 2>&1 || rc=rmmod
+		echo "$rc $(($(now) - t0)) $(tr '\n' ' ' < "$T/ww.out")" >> "$O/ww.tsv"
+		rm -f "$O/ww.cur"
+	done
+}
+
+start=$(now)
+end=$((start + dur))
+lt=ok
+modprobe locktorture torture_type=mutex_lock nwriters_stress=$((2 * ncpu)) nested_locks=4 \
+	rt_boost=2 stat_interval=60 onoff_interval=0 shutdown_secs=0 > "$T/lt.out" 2>&1 ||
+	lt="modprobe failed: $(tr '\n' ' ' < "$T/lt.out")"
+cyclictest -q -m -S -p 95 -i 2000 -D "$dur" > "$O/cyclictest.txt" 2>&1 &
+cyc=$!
+pids=
+for l in rt dl cfs chain football rename ww; do
+	loop_$l &
+	pids="$pids $!"
+done
+
+# Progress every 30 s (the host's stall detector watches this output).
+progress() {
+	echo "# $(($(now) - start))s: lab runs $(cat "$O"/lab-*.tsv 2>/dev/null | wc -l)," \
+		"ww loads $(cat "$O"/ww.tsv 2>/dev/null | wc -l), $*"
+}
+while [ "$(now)" -lt $end ]; do
+	left=$((end - $(now)))
+	[ $left -le 30 ] || left=30
+	sleep $left
+	progress "$(cat "$O"/*.cur 2>/dev/null | wc -l) running"
+done
+touch "$T/stop"
+
+# Wind-down: locktorture stops at once (its statistics cover the soak), the
+# loops finish their runs in flight.  Nothing is waited for synchronously: a
+# task stuck in D (a lost wakeup) must not stop the report.
+rmpid=
+if [ "$lt" = ok ]; then
+	echo "rmmod locktorture" > "$O/locktorture.cur"
+	{ rmmod locktorture > "$T/lt.out" 2>&1; echo $? > "$T/lt.rc"; rm -f "$O/locktorture.cur"; } &
+	rmpid=$!
+fi
+deadline=$(($(now) + WIND_DOWN)) k=0
+while :; do
+	alive=
+	for p in $pids $cyc $rmpid; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+	[ -n "$alive" ] && [ "$(now)" -lt "$deadline" ] || break
+	sleep 5
+	k=$((k + 1))
+	[ $((k % 6)) != 0 ] || progress "winding down: $(cat "$O"/*.cur 2>/dev/null | tr '\n' ';')"
+done
+stuck=$(cat "$O"/*.cur 2>/dev/null | tr '\n' ';')
+if [ -n "$alive" ]; then
+	# Blocked tasks' stacks to the kernel log (console), for the report.
+	echo w > /proc/sysrq-trigger 2>/dev/null
+	progress "still running after ${WIND_DOWN}s: $stuck"
+fi
+if [ -n "$rmpid" ]; then
+	[ "$(cat "$T/lt.rc" 2>/dev/null)" = 0 ] ||
+		lt="rmmod failed or hung: $(tr '\n' ' ' < "$T/lt.out" 2>/dev/null)"
+	dmesg | grep -E 'locktorture|lock_torture|Writes:|End of test' > "$O/locktorture.txt"
+fi
+echo "$rt_runtime" > /proc/sys/kernel/sched_rt_runtime_us
+warn1=$(cat /sys/kernel/warn_count 2>/dev/null || echo 0)
+cat "$O"/lab-*.tsv > "$O/lab.tsv" 2>/dev/null
+touch "$O/ww.tsv"
+
+# The numbers.
+lab_runs=$(wc -l < "$O/lab.tsv")
+lab_bad=$(awk '$6 != "OK" || ($3 != 0 && $3 != 3) { n++ } END { print n + 0 }' "$O/lab.tsv")
+lab_want=$(awk '$4 != "-" { s += $4 } END { print s + 0 }' "$O/lab.tsv")
+lab_done=$(awk '$5 != "-" { s += $5 } END { print s + 0 }' "$O/lab.tsv")
+lab_short=$(awk '$4 != $5 { n++ } END { print n + 0 }' "$O/lab.tsv")
+lab_rcs=$(awk '{ c[$3]++ } END { for (r in c) printf "%s%s:%d", s++ ? "," : "", r, c[r] }' "$O/lab.tsv")
+per=$(awk '{ c[$2]++ } END { for (n in c) printf "%s=%d ", n, c[n] }' "$O/lab.tsv")
+fb() { awk -v n="$1" '$2 == n { g++; if ($3 == 3 || ($7 != "-" && $7 > 0)) v++ } END { print g + 0, v + 0 }' "$O/lab.tsv"; }
+# shellcheck disable=SC2046 # intended word splitting (also below)
+set -- $(fb football); fb_games=$1 fb_viol=$2
+# shellcheck disable=SC2046
+set -- $(fb football-float); fl_games=$1 fl_viol=$2
+ww_loads=$(wc -l < "$O/ww.tsv")
+ww_failed=$(awk '$1 != 0 { n++ } END { print n + 0 }' "$O/ww.tsv")
+lt_end=$(sed -n 's/.*End of test: \([A-Z_]*\).*/\1/p' "$O/locktorture.txt" 2>/dev/null | tail -1)
+lt_stats=$(grep 'Writes:' "$O/locktorture.txt" 2>/dev/null | tail -1)
+lt_writes=$(echo "$lt_stats" | sed -n 's/.*Total: *\([0-9]*\).*/\1/p')
+lt_fail=$(echo "$lt_stats" | sed -n 's/.*Fail: *\([0-9]*\).*/\1/p')
+# shellcheck disable=SC2046
+# cyclictest -q: one "T: n (...) P:95 I:2000 C: c Min: a Act: b Avg: c Max: d" per CPU.
+set -- $(sed 's/:/: /g' "$O/cyclictest.txt" | awk '$1 == "T:" {
+	for (i = 1; i < NF; i++) { if ($i == "C:") c += $(i + 1); if ($i == "Avg:") a += $(i + 1)
+		if ($i == "Max:" && $(i + 1) > m) m = $(i + 1) }
+	t++ } END { printf "%d %d %d %d\n", t, c, t ? a / t : 0, m }')
+cyc_threads=$1 cyc_cycles=$2 cyc_avg=$3 cyc_max=$4
+
+cat > "$O/soak.txt" <<EOF
+seconds=$dur
+cpus=$ncpu
+proxy_exec=$mode
+lab_runs=$lab_runs
+lab_failed=$lab_bad
+lab_iterations_wanted=$lab_want
+lab_iterations_done=$lab_done
+lab_runs_short=$lab_short
+lab_exit_statuses=$lab_rcs
+lab_per_scenario=$per
+lab_stuck=$stuck
+football_games=$fb_games
+football_violations=$fb_viol
+football_float_games=$fl_games
+football_float_violations=$fl_viol
+ww_loads=$ww_loads
+ww_failed=$ww_failed
+locktorture=$lt
+locktorture_end=${lt_end:-none}
+locktorture_writes=${lt_writes:-0}
+locktorture_fail=${lt_fail:-none}
+locktorture_stats=$lt_stats
+cyclictest_threads=$cyc_threads
+cyclictest_cycles=$cyc_cycles
+cyclictest_avg_us=$cyc_avg
+cyclictest_max_us=$cyc_max
+warn_count_delta=$((warn1 - warn0))
+EOF
+sed 's/^/# /' "$O/soak.txt"
+
+# The checks.
+[ "$lt" = ok ] && [ "$lt_end" = SUCCESS ] && [ "${lt_writes:-0}" -gt 0 ] && [ "$lt_fail" = 0 ] &&
+	! grep -q '!!!' "$O/locktorture.txt" && ok soak/locktorture ||
+	notok soak/locktorture "$lt; end ${lt_end:-none}; $lt_stats"
+[ "$ww_loads" -gt 0 ] && [ "$ww_failed" = 0 ] && [ ! -e "$O/ww.cur" ] && ok soak/ww-mutex ||
+	notok soak/ww-mutex "$ww_failed of $ww_loads loads failed${stuck:+; still running: $stuck}: $(awk '$1 != 0' "$O/ww.tsv" | head -1)"
+missing=
+for s in rt sleep-owner dl xcpu cfs cfs-throttle chain-1 chain-2 chain-3 chain-4 football football-float rename; do
+	awk -v s=$s '$2 == s { f = 1 } END { exit !f }' "$O/lab.tsv" || missing="$missing $s"
+done
+[ -z "$stuck" ] && [ -z "$missing" ] && ok soak/lab-finished ||
+	notok soak/lab-finished "${stuck:+still running after ${WIND_DOWN}s: $stuck}${missing:+ never ran:$missing}"
+[ "$lab_bad" = 0 ] && [ "$lab_runs" -gt 0 ] && ok soak/lab-status ||
+	notok soak/lab-status "$lab_bad of $lab_runs runs failed (exit statuses $lab_rcs), first: $(awk '$6 != "OK" || ($3 != 0 && $3 != 3)' "$O/lab.tsv" | head -1)"
+[ "$lab_short" = 0 ] && [ "$lab_want" = "$lab_done" ] && ok soak/lab-counts ||
+	notok soak/lab-counts "iterations $lab_done/$lab_want, $lab_short runs short"
+[ "$fb_games" -gt 0 ] && [ "$fb_viol" = 0 ] && ok soak/football-ball-still ||
+	notok soak/football-ball-still "ball moved in $fb_viol of $fb_games games"
+echo "# football --float: ball moved in $fl_viol of $fl_games games (reported, not checked: tools/README.md)"
+[ "$cyc_threads" = "$ncpu" ] && [ "$cyc_cycles" -gt 0 ] && ok soak/cyclictest ||
+	notok soak/cyclictest "$cyc_threads threads, $cyc_cycles cycles: $(tail -3 "$O/cyclictest.txt")"
+held=$(awk '!/^#/ && $2 != 0' /sys/kernel/debug/proxylab_state 2>/dev/null | wc -l)
+[ "$held" = 0 ] && [ ! -d /sys/fs/cgroup/pxinv-bg ] && [ ! -d /sys/fs/cgroup/pxrename-bg ] &&
+	ok soak/lab-clean-after || notok soak/lab-clean-after "$held lab mutexes held or a workload cgroup left"
+finish
