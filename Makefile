@@ -15,14 +15,16 @@ PKGS := linux-source-6.12 bc bison flex libssl-dev libelf-dev dwarves \
 TESTFLAGS ?=
 RUNFLAGS ?=
 BENCHFLAGS ?= --quick
+# e.g. make soak SOAKFLAGS="--duration 2h --boots 4"
+SOAKFLAGS ?=
 DEMO_CPUS ?= 4
 
 .PHONY: help deps tree kernel kernel-debug tools unit image image-lean image-debug \
-	boot demo check test clean distclean
+	boot demo check test soak clean distclean
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
-	@echo "targets: deps tree kernel kernel-debug tools unit image boot demo check test clean distclean"
+	@echo "targets: deps tree kernel kernel-debug tools unit image boot demo check test soak clean distclean"
 
 # Install only the packages that are missing.
 deps:
@@ -76,6 +78,11 @@ check: image-lean image-debug unit
 # Tests only, against whatever kernels and images exist.
 test:
 	tests/run.sh $(TESTFLAGS)
+
+# The long stress run (default 2 debug boots x 30 min, 8 vCPUs; results and
+# summary.txt in build/soak/<date-time>/).  Builds the image it boots.
+soak: $(if $(findstring lean,$(SOAKFLAGS)),image-lean,image-debug)
+	tests/soak.sh $(SOAKFLAGS)
 
 clean:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
