@@ -84,6 +84,7 @@ enum cls {
 	C_WAITER,		/* the waiter runs itself (spin, wakeup to owned) */
 	C_OWNER_RUN,		/* the owner runs, on its own (or another donor's) context */
 	C_TRANSIT,		/* the donor migrates to the owner's CPU or returns */
+	C_DONOR_READY,		/* the waiter is runnable (woken) but not picked */
 	C_PREEMPTED,		/* the owner is runnable but not running */
 	C_SLEEPING,		/* the owner sleeps (or the donor is parked on it) */
 	C_UNKNOWN,		/* no state known for the owner yet */
@@ -97,6 +98,7 @@ static const struct {
 	[C_WAITER]	= { "waiter_running_ns", "waiter running itself" },
 	[C_OWNER_RUN]	= { "owner_running_ns",	 "owner running on its own context" },
 	[C_TRANSIT]	= { "donor_transit_ns",	 "donor migrating / returning" },
+	[C_DONOR_READY]	= { "waiter_runnable_ns", "waiter runnable, not picked" },
 	[C_PREEMPTED]	= { "owner_preempted_ns", "owner runnable, not running (preempted)" },
 	[C_SLEEPING]	= { "owner_sleeping_ns", "owner sleeping" },
 	[C_UNKNOWN]	= { "unknown_ns",	 "owner state unknown" },
@@ -893,6 +895,7 @@ struct story {
 	uint64_t	cls_ns[NR_CLS];
 	struct tally	proxies;	/* execution contexts run with the waiter's */
 	struct tally	preempted_by;	/* what ran on the owner's CPU meanwhile */
+	struct tally	instead_of_waiter;	/* what ran on a woken waiter's CPU */
 	struct tally	cpu_time;	/* latency: what ran on the thread's CPU */
 	struct tally	owners;		/* chain ends, time each was the owner */
 	char		lock[LOCK_LEN];	/* the waiter's mutex */
@@ -995,6 +998,8 @@ static int running_on(const int curr[], int pid)
  *            the sched_switch with its new state is still to come);
  *   transit: the waiter was migrated (sched_proxy_migrate) or is returning
  *            (sched_proxy_return) and has not been picked since;
+ *   waiter runnable: woken (sched_wakeup) but not picked: its context,
+ *            which would run the owner, waits behind another task;
  *   preempted: the owner is runnable (woken, or switched out in state R);
  *   sleeping: the owner sleeps (S, D, ...) or the waiter is parked on it;
  *   unknown: no state seen for the owner yet.
@@ -1043,6 +1048,12 @@ static void tell_lock(struct story *st)
 				cl = C_OWNER_RUN;
 			} else if (transit) {
 				cl = C_TRANSIT;
+			} else if (task(W)->state == 'r') {
+				struct task *w = task(W);
+
+				cl = C_DONOR_READY;
+				if (w->cpu >= 0 && w->cpu < MAX_CPUS && curr[w->cpu] >= 0)
+					tally_add(&st->instead_of_waiter, curr[w->cpu], w->cpu, d);
 			} else if (o && o->state == 'r') {
 				cl = C_PREEMPTED;
 				if (o->cpu >= 0 && o->cpu < MAX_CPUS && curr[o->cpu] >= 0)
@@ -1134,6 +1145,7 @@ static void tell_lock(struct story *st)
 		st->link[1] = st->releaser;
 	tally_sort(&st->proxies);
 	tally_sort(&st->preempted_by);
+	tally_sort(&st->instead_of_waiter);
 	tally_sort(&st->owners);
 }
 
@@ -1311,8 +1323,8 @@ static void print_tally(const char *title, const struct tally *t, const char *un
 	int i;
 
 	for (i = 0; i < t->n && i < TOP; i++)
-		printf("%s%s-%d%s%d %.3f ms\n", i ? "        " : title, comm(t->pid[i]),
-		       t->pid[i], unit_label, t->cpu[i], ms(t->ns[i]));
+		printf("%-*s%s-%d%s%d %.3f ms\n", (int)strlen(title), i ? "" : title,
+		       comm(t->pid[i]), t->pid[i], unit_label, t->cpu[i], ms(t->ns[i]));
 }
 
 static void print_text(const struct story *st)
@@ -1397,6 +1409,7 @@ static void print_text(const struct story *st)
 	printf("\n");
 	print_tally("proxy     ", &st->proxies, " on CPU ");
 	print_tally("preempted by ", &st->preempted_by, " on CPU ");
+	print_tally("instead of the waiter ", &st->instead_of_waiter, " on CPU ");
 	print_timeline(st);
 }
 
@@ -1468,6 +1481,7 @@ static int print_json(const struct story *st)
 		px_json_object_end(&j);
 		json_tally(&j, "proxies", &st->proxies, "cpu");
 		json_tally(&j, "preempted_by", &st->preempted_by, "cpu");
+		json_tally(&j, "instead_of_waiter", &st->instead_of_waiter, "cpu");
 	} else {
 		json_tally(&j, "cpu_time", &st->cpu_time, "donor");
 	}

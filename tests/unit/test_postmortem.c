@@ -39,8 +39,9 @@ static const char *const lock_trace[] = {
 
 /*
  * A parked donor (part 2): W=100 blocks, O=200 sleeps, W is parked, O wakes
- * and activates W, which runs once (its retry finds the mutex held) and
- * blocks again, then gets the mutex handed.  One wait of 6.1 ms.
+ * and activates W, which is woken 0.5 ms later, runs 0.5 ms after that (its
+ * retry finds the mutex held) and blocks again, then gets the mutex handed.
+ * One wait of 6.1 ms.
  */
 static const char *const retry_trace[] = {
 	"          waiter-100   [000]     3.001000: sched_proxy_pick:     donor_comm=waiter donor_pid=100 owner_comm=owner owner_pid=200 lock=0xffff888001234500 depth=1 cpu=0",
@@ -51,6 +52,7 @@ static const char *const retry_trace[] = {
 	"           owner-200   [000]     3.002000: sched_switch:         prev_comm=owner prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
 	"          <idle>-0     [000]     3.005000: sched_wakeup:         comm=owner pid=200 prio=120 target_cpu=000",
 	"          <idle>-0     [000]     3.005000: sched_proxy_activate: donor_comm=waiter donor_pid=100 owner_comm=owner owner_pid=200 cpu=0",
+	"          <idle>-0     [000]     3.005500: sched_wakeup:         comm=waiter pid=100 prio=19 target_cpu=000",
 	"          <idle>-0     [000]     3.006000: sched_switch:         prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=waiter next_pid=100 next_prio=19",
 	"          waiter-100   [000]     3.006100: sched_proxy_pick:     donor_comm=waiter donor_pid=100 owner_comm=owner owner_pid=200 lock=0xffff888001234500 depth=1 cpu=0",
 	"          waiter-100   [000]     3.006100: sched_proxy_switch:   prev_pid=100 prev_donor_pid=100 next_comm=owner next_pid=200 next_donor_comm=waiter next_donor_pid=100 next_donor_prio=19",
@@ -175,7 +177,8 @@ static void test_retry(void)
 	HAS("pm-retry-window", "\"window_ns\": 6100000,");
 	HAS("pm-retry-proxy", "\"proxy_ns\": 2000000,");
 	HAS("pm-retry-parked", "\"owner_sleeping_ns\": 3000000,");
-	HAS("pm-retry-woken", "\"owner_preempted_ns\": 1000000,");
+	HAS("pm-retry-woken", "\"owner_preempted_ns\": 500000,");
+	HAS("pm-retry-waiter-runnable", "\"waiter_runnable_ns\": 500000,");
 	HAS("pm-retry-waiter", "\"waiter_running_ns\": 100000,");
 	HAS("pm-retry-handoff", "\"released_by\": 200,");
 }
