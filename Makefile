@@ -72,6 +72,14 @@ demo: image-lean
 	guest/run.sh --cpus $(DEMO_CPUS) --timeout 900 --share tests $(RUNFLAGS) -- sh demo.sh
 	bench/run.sh $(BENCHFLAGS)
 
+# One scenario recorded with trace-cmd until its break threshold trips, and
+# the worst sample's story (bench/postmortem.sh; build/postmortem/<date-time>/),
+# e.g. make postmortem PMFLAGS="--cpus 4 inversion xcpu -c 0,1 --break 5000"
+PMFLAGS ?= inversion sleep-owner -n 20 --break 5000
+.PHONY: postmortem
+postmortem: image-lean
+	bench/postmortem.sh $(PMFLAGS)
+
 check: image-lean image-debug unit
 	tests/run.sh $(TESTFLAGS)
 

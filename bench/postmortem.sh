@@ -30,7 +30,7 @@
 # failed, workload error, unusable trace: see the message); 2 usage.
 #
 # Examples:
-#   bench/postmortem.sh inversion sleep-owner -n 20 --break 20000
+#   bench/postmortem.sh inversion sleep-owner -n 20 --break 5000
 #   bench/postmortem.sh --cpus 4 inversion xcpu -c 0,1 -n 50 --break 5000
 #   bench/postmortem.sh --append proxy_exec=enable,return=ttwu inversion cfs --break 30000
 #   bench/postmortem.sh cyclictest 2000 rt
