@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Postmortem: `inversion --break` stops the trace at the first slow acquire
+# and pxpostmortem tells that wait's story.  The scenario is sleep-owner
+# with the owner sleeping 3 ms (then burning 0.2 ms) while it holds the
+# mutex, and --break 2000: every wait is over 3 ms whatever proxy execution
+# does with a sleeping owner, so the break trips on the first acquire.
+# Checks: exit status 4 and the break in the result file; the marker is in
+# the trace and tracing stopped there; the story names the waiter, the mutex
+# (index from the result file, address from the waiter's own events) and
+# the owner pid the run used, its time split adds up to the kernel's
+# wait_ns, the trace's blocked time agrees with it, and the owner's 3 ms
+# sleep shows as "owner sleeping".  With proxy_exec=disable the break trips
+# too and pxpostmortem refuses the trace (no sched_proxy events).
+#
+# Usage: sh 70-postmortem.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-cpus: 4
+# pxtest-timeout: 180
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/pm.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+EVENTS='-e sched_proxy -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_migrate_task'
+
+# jnum FILE KEY: the first value of "KEY" (pretty-printed JSON, one member
+# per line); jfirst FILE ARRAY: the first number or "pid" inside "ARRAY": [.
+jnum() { sed -n "s/^ *\"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1" | head -1; }
+jfirst() {
+	awk -v key="\"$2\":" '$1 == key { on = 1; next }
+		on && $1 ~ /^[0-9]+,?$/ { sub(/,/, "", $1); print $1; exit }
+		on && $1 == "\"pid\":" { sub(/,/, "", $2); print $2; exit }
+		on && /^ *\]/ { exit }' "$1"
+}
+
+# rec NAME inversion-args...: record with the break; $T/NAME.rc is
+# inversion's own exit status (trace-cmd record does not pass it on).
+rec() {
+	name=$1; shift
+	# shellcheck disable=SC2086 # $EVENTS is a list
+	px_record "$T/$name" -b 8192 $EVENTS \
+		sh -c 'inversion "$@"; echo $? > '"$T/$name.rc" sh "$@" -q -o "$T/$name.json"
+	cat "$T/$name.out"
+	rc=$(cat "$T/$name.rc" 2> /dev/null || echo none)
+	[ "$rc" = 4 ] && ok "pm/$name-break-exit" ||
+		notok "pm/$name-break-exit" "inversion exit status $rc, want 4 (--break tripped)"
+}
+
+if grep -qw 'proxy_exec=disable' /proc/cmdline; then
+	rec off rt -n 5 --break 20000
+	pxpostmortem "$T/off.txt" > "$T/off.story" 2>&1
+	rc=$?
+	[ $rc = 1 ] && grep -q 'no sched_proxy events' "$T/off.story" && ok pm/off-no-story ||
+		notok pm/off-no-story "exit $rc, want 1 and 'no sched_proxy events': $(head -c 300 "$T/off.story")"
+	finish
+fi
+
+rec so sleep-owner -s 3000 -b 200 -n 20 --break 2000
+J=$T/so.json R=$T/so.txt
+wpid=$(jnum "$J" waiter_pid) opid=$(jfirst "$J" holder_pids) hpid=$(jfirst "$J" hog_pids)
+bpid=$(jnum "$J" break_pid) bidx=$(jnum "$J" break_mutex) wait=$(jnum "$J" break_wait_ns)
+first=$(jnum "$J" first_mutex) iters=$(jnum "$J" iterations_done)
+echo "# waiter $wpid, owner $opid, hog $hpid; break pid $bpid mutex $bidx wait $wait ns after $iters iterations"
+[ "$(jnum "$J" break_tripped)" = true ] && [ "$bpid" = "$wpid" ] && [ "$bidx" = "$first" ] &&
+	[ "${wait:-0}" -gt 2000000 ] && [ "$(jnum "$J" ok)" = true ] && [ "${iters:-0}" -lt 20 ] &&
+	ok pm/break-result || notok pm/break-result "result file: tripped $(jnum "$J" break_tripped), pid $bpid (waiter $wpid), mutex $bidx (first $first), wait $wait, ok $(jnum "$J" ok), iterations $iters"
+
+# The marker, then (nearly) nothing: tracing was off right after it.
+mline=$(grep -n "tracing_mark_write: inversion break: pid=$wpid mutex=$bidx wait_ns=$wait " "$R" | cut -d: -f1)
+if [ -z "$mline" ]; then
+	notok pm/marker "no break marker for pid $wpid in the trace: $(grep -m2 'inversion break' "$R")"
+else
+	ok pm/marker
+	after=$(tail -n +$((mline + 1)) "$R" | grep -c ': [a-z_]*: ')
+	mts=$(sed -n "${mline}s/.*] *\([0-9.]*\): .*/\1/p" "$R")
+	lts=$(tail -1 "$R" | sed -n 's/.*] *\([0-9.]*\): .*/\1/p')
+	echo "# $after events after the marker, last at ${lts}s, marker at ${mts}s"
+	[ "$after" -le 20 ] && awk -v a="$lts" -v b="$mts" 'BEGIN { exit !(a - b < 0.005) }' &&
+		ok pm/trace-stops-at-marker ||
+		notok pm/trace-stops-at-marker "$after events after the marker, the last $lts s (marker $mts s)"
+fi
+
+S=$T/story.json
+pxpostmortem "$R" | sed 's/^/# /'
+if ! pxpostmortem -j "$R" > "$S" 2> "$T/story.err"; then
+	notok pm/story "pxpostmortem failed: $(cat "$T/story.err")"
+	finish
+fi
+ok pm/story
+[ "$(jnum "$S" pid)" = "$wpid" ] && ok pm/story-waiter ||
+	notok pm/story-waiter "story names pid $(jnum "$S" pid), the waiter was $wpid"
+[ "$(jnum "$S" owner)" = "$opid" ] && ok pm/story-owner ||
+	notok pm/story-owner "story names owner $(jnum "$S" owner), the run's owner was $opid"
+# The address: from the waiter's own depth-1 pick/abort or a handoff to it.
+addr=$(grep -E "sched_proxy_(pick|abort): .* donor_pid=$wpid .*depth=1 |sched_proxy_handoff: .* to_pid=$wpid " "$R" |
+	sed -n 's/.* lock=\([^ ]*\) .*/\1/p' | sort -u)
+[ "$(jnum "$S" mutex_index)" = "$bidx" ] && [ -n "$addr" ] && [ "$(jnum "$S" mutex)" = "$addr" ] &&
+	ok pm/story-mutex ||
+	notok pm/story-mutex "story: mutex $(jnum "$S" mutex) index $(jnum "$S" mutex_index); trace: $addr, index $bidx"
+total=$(jnum "$S" total_ns) blocked=$(jnum "$S" blocked_ns)
+awk -v t="${total:-0}" -v w="$wait" -v b="${blocked:-0}" \
+	'BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= w / 100 && b >= w / 2 && b <= w + 1000000) }' &&
+	ok pm/story-sum || notok pm/story-sum "split total $total ns, blocked $blocked ns, wait_ns $wait"
+sleep_ns=$(jnum "$S" owner_sleeping_ns) pre=$(jnum "$S" owner_preempted_ns)
+[ "${sleep_ns:-0}" -ge 1500000 ] && ok pm/story-owner-sleeping ||
+	notok pm/story-owner-sleeping "owner sleeping $sleep_ns ns, the owner slept 3 ms holding the mutex"
+# A long preemption of the owner can only be the FIFO hog's.
+if [ "${pre:-0}" -gt 10000000 ]; then
+	by=$(jfirst "$S" preempted_by)
+	[ "$by" = "$hpid" ] && ok pm/story-preempted-by ||
+		notok pm/story-preempted-by "owner preempted $pre ns by pid $by, the hog is $hpid"
+fi
+finish
