@@ -1004,13 +1004,15 @@ static int running_on(const int curr[], int pid)
  *   sleeping: the owner sleeps (S, D, ...) or the waiter is parked on it;
  *   unknown: no state seen for the owner yet.
  * The owner is the last chain end a pick/abort of the waiter named (before
- * the first one: the first one's).
+ * the first one: the first one's).  After a sched_proxy_handoff to the
+ * waiter the mutex is its own: the rest is waiter running, transit (its
+ * return) or waiter runnable, whatever still runs on its context.
  */
 static void tell_lock(struct story *st)
 {
 	static int curr[MAX_CPUS], donor[MAX_CPUS];
 	struct sample *s = &st->s;
-	int W = s->pid, owner = -1, transit = 0, parked = 0, c, i;
+	int W = s->pid, owner = -1, transit = 0, parked = 0, handed = 0, c, i;
 	size_t k;
 	uint64_t t, prev_t = s->start;
 
@@ -1038,7 +1040,11 @@ static void tell_lock(struct story *st)
 				if (donor[c] == W && curr[c] != W && curr[c] >= 0)
 					pc = c;
 			oc = owner > 0 ? running_on(curr, owner) : -1;
-			if (pc >= 0) {
+			if (handed) {
+				/* The mutex is the waiter's: only its own way back counts. */
+				cl = running_on(curr, W) >= 0 ? C_WAITER :
+				     transit ? C_TRANSIT : C_DONOR_READY;
+			} else if (pc >= 0) {
 				cl = C_PROXY;
 				tally_add(&st->proxies, curr[pc], pc, d);
 			} else if (running_on(curr, W) >= 0) {
@@ -1116,6 +1122,7 @@ static void tell_lock(struct story *st)
 			break;
 		case EV_HANDOFF:
 			if (e->to == W) {
+				handed = 1;
 				st->releaser = e->owner;
 				snprintf(st->lock, LOCK_LEN, "%s", e->lock);
 				st->lock_from = "sched_proxy_handoff to the waiter";
