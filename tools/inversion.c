@@ -65,7 +65,7 @@ static struct env {
 	int		weight;
 	const char	*cpu_max;
 	uint64_t	dl_runtime_us, dl_deadline_us, dl_period_us;
-	bool		keep_throttle, quiet, verbose, fb_float;
+	bool		keep_throttle, quiet, verbose, fb_float, spread;
 	const char	*json_path, *hist_path;
 	uint64_t	timeout_s;
 	uint64_t	break_ns;	/* --break: 0 = off */
@@ -123,6 +123,7 @@ TRACE_MARKER ", writes 0 to tracing_on and ends the\n"
 "    inversion rt                      # 100 iterations, 1 ms burn, 1 hog\n"
 "    inversion cfs -n 20 --throttle    # owner group also under cpu.max\n"
 "    inversion chain -D 4 -o c.json    # chain of 4 owners, JSON result\n"
+"    inversion chain -D 3 -c 0-3 --spread  # owner k on CPU k+1\n"
 "    inversion xcpu -c 0,1 --hist h.txt\n"
 "    inversion football -d 3s          # exit 3 if the ball moved\n"
 "    inversion rt --break 5000         # stop the trace at a wait > 5 ms\n"
@@ -138,6 +139,7 @@ enum option_values {
 	OPT_DL_PERIOD,
 	OPT_DL_RUNTIME,
 	OPT_FIRST_MUTEX,
+	OPT_SPREAD,
 	OPT_FLOAT,
 	OPT_HIST,
 	OPT_HOG_CAP,
@@ -162,6 +164,7 @@ static const struct argp_option opts[] = {
 	{ "dl-runtime", OPT_DL_RUNTIME, "USEC", 0, "dl: waiter's runtime (default 5000)", 0 },
 	{ "duration", 'd', "TIME", 0, "run this long instead of -n (e.g. 5s, 500ms; default unit s); football: game length (default 3s)", 0 },
 	{ "float", OPT_FLOAT, NULL, 0, "football: let every task run on any of the CPUs (default: team k on the k-th CPU)", 0 },
+	{ "spread", OPT_SPREAD, NULL, 0, "chain: owner k on the (k+1)-th CPU of --cpus (wrapping), hogs with the last owner; the waiter starts on the first and may run on all", 0 },
 	{ "first-mutex", OPT_FIRST_MUTEX, "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "hog-cap", OPT_HOG_CAP, "USEC", 0, "longest hog burst per iteration (default 100000)", 0 },
@@ -270,6 +273,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FLOAT:
 		env.fb_float = true;
 		break;
+	case OPT_SPREAD:
+		env.spread = true;
+		break;
 	case OPT_HIST:
 		env.hist_path = arg;
 		break;
@@ -370,6 +376,10 @@ static void check_env(struct argp_state *state)
 		if (n < 2)
 			env.cpu[n] = cpu;
 		n++;
+	}
+	if (env.spread && (id != SC_CHAIN || n < 2)) {
+		fprintf(stderr, "--spread is for chain, with at least two CPUs in --cpus\n");
+		error = 1;
 	}
 	if (id == SC_XCPU && n < 2) {
 		fprintf(stderr, "xcpu needs two CPUs in --cpus\n");
@@ -567,14 +577,18 @@ static bool wait_blocked(pid_t pid)
  */
 static void rehome_waiter(void)
 {
-	cpu_set_t both;
+	cpu_set_t allowed;
 
-	if (env.sc->id != SC_XCPU)
+	if (env.sc->id == SC_XCPU) {
+		CPU_ZERO(&allowed);
+		CPU_SET(env.cpu[0], &allowed);
+		CPU_SET(env.cpu[1], &allowed);
+	} else if (env.spread) {
+		allowed = env.cpus;
+	} else {
 		return;
-	CPU_ZERO(&both);
-	CPU_SET(env.cpu[0], &both);
-	CPU_SET(env.cpu[1], &both);
-	if (px_pin_self(env.cpu[0]) || px_pin_self_set(&both))
+	}
+	if (px_pin_self(env.cpu[0]) || px_pin_self_set(&allowed))
 		child_fail("waiter: cannot move back to CPU %d: %s", env.cpu[0], strerror(errno));
 }
 
@@ -601,18 +615,38 @@ static void set_waiter_policy(void)
 		pin_or_fail(env.cpu[0], "waiter");
 		fifo_or_fail(env.waiter_prio, "waiter");
 		/*
-		 * xcpu: allow the owner's CPU too, as a real waiter would be:
-		 * proxy execution may then migrate it there (it respects
-		 * affinity).
+		 * xcpu, chain --spread: allow the owners' CPUs too, as a real
+		 * waiter would be: proxy execution may then migrate it there
+		 * (it respects affinity).
 		 */
 		rehome_waiter();
 		break;
 	}
 }
 
+/* The n-th CPU of --cpus, wrapping around. */
+static int nth_cpu(int n)
+{
+	int cpu, i = 0;
+
+	n %= CPU_COUNT(&env.cpus);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &env.cpus) && i++ == n)
+			return cpu;
+	return env.cpu[0];
+}
+
+/* Owner k's CPU; the (last) owner's for owner_cpu(), where hogs run. */
+static int holder_cpu(int k)
+{
+	if (env.spread)
+		return nth_cpu(k + 1);
+	return env.sc->id == SC_XCPU ? env.cpu[1] : env.cpu[0];
+}
+
 static int owner_cpu(void)
 {
-	return env.sc->id == SC_XCPU ? env.cpu[1] : env.cpu[0];
+	return holder_cpu(env.depth - 1);
 }
 
 static bool burst_hogs(void)
@@ -701,7 +735,7 @@ static void run_holder(int k)
 	bool tail = k == env.depth - 1;
 
 	snprintf(who, sizeof(who), "owner %d", k);
-	pin_or_fail(owner_cpu(), who);
+	pin_or_fail(holder_cpu(k), who);
 	other_or_fail(who);
 	if (env.sc->id == SC_CFS && px_cgroup_attach_pid(env.cgroup, getpid()))
 		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
@@ -1248,6 +1282,7 @@ static void json_params(struct px_json *j)
 	default:
 		px_json_string(j, "waiter_policy", "SCHED_FIFO");
 		px_json_i64(j, "waiter_prio", env.waiter_prio);
+		px_json_bool(j, "spread", env.spread);
 		px_json_string(j, "hog_policy", "SCHED_FIFO");
 		px_json_i64(j, "hog_prio", env.hog_prio);
 		break;

@@ -34,6 +34,27 @@ rc=$px_rc
 [ $rc = 0 ] && ok mig/xcpu-runs || notok mig/xcpu-runs "exit $rc: $(tail -c 300 "$T/x.out")"
 p50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/x.json" | head -1)
 echo "# xcpu ($proxy, return=$strategy): p50 ${p50:-?} ns; $(grep -c sched_proxy_migrate: "$T/x.txt") migrations, $(grep -c sched_proxy_return: "$T/x.txt") returns"
+# Chains of depth 1..4 with each owner on another CPU (owner k on CPU
+# k+1, hogs with the last owner): the donor follows the chain from CPU to
+# CPU, gathering the blocked owners on its way.  All iterations complete;
+# the wait is bounded with proxy on (burn 1 ms), about the hog cap off.
+for d in 1 2 3 4; do
+	inversion chain -D $d -c 0-3 --spread -b 1000 -n 5 -q -t 120 -o "$T/c$d.json" > "$T/c$d.out" 2>&1
+	rc=$?
+	c50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/c$d.json" 2>/dev/null | head -1)
+	cnt=$(sed -n 's/^ *"count": \([0-9]*\).*/\1/p' "$T/c$d.json" 2>/dev/null | head -1)
+	echo "# chain -D $d spread ($proxy, return=$strategy): p50 ${c50:-?} ns, $cnt waits"
+	[ $rc = 0 ] && [ "$cnt" = 5 ] && ok mig/chain-spread-$d-completes ||
+		{ notok mig/chain-spread-$d-completes "exit $rc, ${cnt:-no} waits of 5: $(tail -c 200 "$T/c$d.out")"; continue; }
+	if [ $proxy = on ]; then
+		[ "$c50" -lt 30000000 ] && ok mig/chain-spread-$d-bounded ||
+			notok mig/chain-spread-$d-bounded "p50 $c50 ns with proxy on (want < 30 ms, burn 1 ms)"
+	else
+		[ "$c50" -gt 50000000 ] && ok mig/chain-spread-$d-inversion-shown ||
+			notok mig/chain-spread-$d-inversion-shown "p50 $c50 ns with proxy off (want > 50 ms)"
+	fi
+done
+
 if [ $proxy = off ]; then
 	[ "${p50:-0}" -gt 20000000 ] && ok mig/xcpu-inversion-shown ||
 		notok mig/xcpu-inversion-shown "p50 ${p50:-?} ns with proxy off (want > 20 ms)"
