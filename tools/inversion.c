@@ -737,11 +737,15 @@ static void run_holder(int k)
 	snprintf(who, sizeof(who), "owner %d", k);
 	pin_or_fail(holder_cpu(k), who);
 	other_or_fail(who);
-	if (env.sc->id == SC_CFS && px_cgroup_attach_pid(env.cgroup, getpid()))
-		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
 	fd = lab_open(who);
 	sh->holder_pid[k] = getpid();
 	post(&sh->ready);
+	/*
+	 * Join the starved group only once ready: at cpu.weight 1 on a busy
+	 * CPU, getting here could take longer than the parent waits.
+	 */
+	if (env.sc->id == SC_CFS && px_cgroup_attach_pid(env.cgroup, getpid()))
+		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
 	while (wait_sem(&sh->start[k])) {
 		lab_lock(fd, m, who);
 		__atomic_fetch_add(&sh->holder_acq[k], 1, __ATOMIC_RELAXED);
@@ -1053,8 +1057,14 @@ static bool wait_ready(int n)
 			n--;
 			continue;
 		}
-		if (sh->stop || exiting || px_now_ns() > end || reap())
+		if (sh->stop || exiting || reap())
 			return false;
+		if (px_now_ns() > end) {
+			if (!__atomic_exchange_n(&sh->failed, 1, __ATOMIC_SEQ_CST))
+				snprintf(sh->errmsg, sizeof(sh->errmsg),
+					 "%d task(s) not ready after 30 s (CPUs overloaded?)", n);
+			return false;
+		}
 		ts.tv_nsec = 1000000;
 		nanosleep(&ts, NULL);
 	}
