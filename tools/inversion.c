@@ -164,7 +164,7 @@ static const struct argp_option opts[] = {
 	{ "dl-runtime", OPT_DL_RUNTIME, "USEC", 0, "dl: waiter's runtime (default 5000)", 0 },
 	{ "duration", 'd', "TIME", 0, "run this long instead of -n (e.g. 5s, 500ms; default unit s); football: game length (default 3s)", 0 },
 	{ "float", OPT_FLOAT, NULL, 0, "football: let every task run on any of the CPUs (default: team k on the k-th CPU)", 0 },
-	{ "spread", OPT_SPREAD, NULL, 0, "chain: owner k on the (k+1)-th CPU of --cpus (wrapping), hogs with the last owner; the waiter starts on the first and may run on all", 0 },
+	{ "spread", OPT_SPREAD, NULL, 0, "chain: owner k starts on the (k+1)-th CPU of --cpus (wrapping), hogs with the last (pinned) owner; the waiter and the blocked owners may run on all of them", 0 },
 	{ "first-mutex", OPT_FIRST_MUTEX, "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "hog-cap", OPT_HOG_CAP, "USEC", 0, "longest hog burst per iteration (default 100000)", 0 },
@@ -728,6 +728,21 @@ static bool wait_waiter_blocked(void)
 	return true;
 }
 
+/*
+ * chain --spread: the blocked owners start each iteration on their own CPU
+ * but, like the waiter, may run on every CPU of --cpus, so that proxy
+ * execution can gather the chain on the last owner's CPU (it respects
+ * affinity: a pinned link keeps the donor from following).  The last
+ * owner stays pinned.
+ */
+static void rehome_holder(int k, const char *who)
+{
+	if (!env.spread || k == env.depth - 1)
+		return;
+	if (px_pin_self(holder_cpu(k)) || px_pin_self_set(&env.cpus))
+		child_fail("%s: cannot move back to CPU %d: %s", who, holder_cpu(k), strerror(errno));
+}
+
 static void run_holder(int k)
 {
 	char who[32];
@@ -747,6 +762,7 @@ static void run_holder(int k)
 	if (env.sc->id == SC_CFS && px_cgroup_attach_pid(env.cgroup, getpid()))
 		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
 	while (wait_sem(&sh->start[k])) {
+		rehome_holder(k, who);
 		lab_lock(fd, m, who);
 		__atomic_fetch_add(&sh->holder_acq[k], 1, __ATOMIC_RELAXED);
 		post(&sh->held[k]);
