@@ -364,17 +364,23 @@ int main(int argc, char **argv)
 	if (!pids[npids])
 		run_background();
 	npids++;
+	/*
+	 * The background must be running its loop before timing starts, and
+	 * before the spinners start: at nice 19 behind them on an overloaded
+	 * CPU it could take longer than we wait.
+	 */
+	end = px_now_ns() + 30 * NSEC_PER_SEC;
+	while (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) && px_now_ns() < end &&
+	       waitpid(pids[0], &status, WNOHANG) == 0)
+		usleep(1000);
+	if (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST))
+		px_warnx("the background renamer did not start within 30 s");
 	for (i = 0; i < env.hogs; i++) {
 		pids[npids] = fork();
 		if (!pids[npids])
 			run_hog();
 		npids++;
 	}
-	/* The background must be running its loop before timing starts. */
-	end = px_now_ns() + 10 * NSEC_PER_SEC;
-	while (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) && px_now_ns() < end &&
-	       waitpid(pids[0], &status, WNOHANG) == 0)
-		usleep(1000);
 
 	if (!env.quiet)
 		fprintf(out, "renamedemo: %s%" PRIu64 " %s on CPU %d, foreground nice %d, background nice %d%s%s%s%s, %d spinner(s), in %s\n",
