@@ -283,14 +283,19 @@ static void __attribute__((noreturn)) run_background(void)
 		sh->bg_errno = errno;
 		_exit(1);
 	}
-	__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
 	while (!sh->stop) {
 		ret = rename_once("bg", &where);
 		if (ret) {
 			sh->bg_errno = -ret;
 			_exit(1);
 		}
-		__atomic_fetch_add(&sh->bg_renames, 1, __ATOMIC_RELAXED);
+		/*
+		 * Ready only once a rename went through: a background that
+		 * was preempted between saying "ready" and its first rename
+		 * could sit behind the spinners for a whole short run.
+		 */
+		if (!__atomic_fetch_add(&sh->bg_renames, 1, __ATOMIC_SEQ_CST))
+			__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
 	}
 	_exit(0);
 }
@@ -365,16 +370,16 @@ int main(int argc, char **argv)
 		run_background();
 	npids++;
 	/*
-	 * The background must be running its loop before timing starts, and
-	 * before the spinners start: at nice 19 behind them on an overloaded
-	 * CPU it could take longer than we wait.
+	 * The background must have renamed once (it is in its loop) before
+	 * timing starts, and before the spinners start: at nice 19 behind
+	 * them on an overloaded CPU it could take longer than we wait.
 	 */
 	end = px_now_ns() + 30 * NSEC_PER_SEC;
 	while (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) && px_now_ns() < end &&
 	       waitpid(pids[0], &status, WNOHANG) == 0)
 		usleep(1000);
 	if (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST))
-		px_warnx("the background renamer did not start within 30 s");
+		px_warnx("the background renamer did not rename within 30 s");
 	for (i = 0; i < env.hogs; i++) {
 		pids[npids] = fork();
 		if (!pids[npids])
@@ -415,6 +420,8 @@ int main(int argc, char **argv)
 					 strerror(sh->bg_errno) : "did not start");
 		}
 	}
+	if (children_ok && !sh->bg_renames)
+		px_warnx("the background never renamed: no contention was measured");
 	cleanup();
 
 	want = env.duration_ns ? n : env.iterations;
