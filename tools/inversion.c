@@ -65,7 +65,7 @@ static struct env {
 	int		weight;
 	const char	*cpu_max;
 	uint64_t	dl_runtime_us, dl_deadline_us, dl_period_us;
-	bool		keep_throttle, quiet, verbose, fb_float, spread;
+	bool		keep_throttle, quiet, verbose, fb_float, spread, pinned;
 	const char	*json_path, *hist_path;
 	uint64_t	timeout_s;
 	uint64_t	break_ns;	/* --break: 0 = off */
@@ -140,6 +140,7 @@ enum option_values {
 	OPT_DL_RUNTIME,
 	OPT_FIRST_MUTEX,
 	OPT_SPREAD,
+	OPT_PINNED,
 	OPT_FLOAT,
 	OPT_HIST,
 	OPT_HOG_CAP,
@@ -165,6 +166,7 @@ static const struct argp_option opts[] = {
 	{ "duration", 'd', "TIME", 0, "run this long instead of -n (e.g. 5s, 500ms; default unit s); football: game length (default 3s)", 0 },
 	{ "float", OPT_FLOAT, NULL, 0, "football: let every task run on any of the CPUs (default: team k on the k-th CPU)", 0 },
 	{ "spread", OPT_SPREAD, NULL, 0, "chain: owner k starts on the (k+1)-th CPU of --cpus (wrapping), hogs with the last (pinned) owner; the waiter and the blocked owners may run on all of them", 0 },
+	{ "pinned", OPT_PINNED, NULL, 0, "xcpu, chain --spread: the waiter and every owner stay pinned to their own CPU (blocked tasks only lend their scheduling context, so proxy execution may still move them)", 0 },
 	{ "first-mutex", OPT_FIRST_MUTEX, "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "hog-cap", OPT_HOG_CAP, "USEC", 0, "longest hog burst per iteration (default 100000)", 0 },
@@ -276,6 +278,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SPREAD:
 		env.spread = true;
 		break;
+	case OPT_PINNED:
+		env.pinned = true;
+		break;
 	case OPT_HIST:
 		env.hist_path = arg;
 		break;
@@ -379,6 +384,10 @@ static void check_env(struct argp_state *state)
 	}
 	if (env.spread && (id != SC_CHAIN || n < 2)) {
 		fprintf(stderr, "--spread is for chain, with at least two CPUs in --cpus\n");
+		error = 1;
+	}
+	if (env.pinned && id != SC_XCPU && !env.spread) {
+		fprintf(stderr, "--pinned is for xcpu and chain --spread\n");
 		error = 1;
 	}
 	if (id == SC_XCPU && n < 2) {
@@ -579,6 +588,8 @@ static void rehome_waiter(void)
 {
 	cpu_set_t allowed;
 
+	if (env.pinned)
+		return;		/* pinned by set_waiter_policy(), stays there */
 	if (env.sc->id == SC_XCPU) {
 		CPU_ZERO(&allowed);
 		CPU_SET(env.cpu[0], &allowed);
@@ -616,8 +627,9 @@ static void set_waiter_policy(void)
 		fifo_or_fail(env.waiter_prio, "waiter");
 		/*
 		 * xcpu, chain --spread: allow the owners' CPUs too, as a real
-		 * waiter would be: proxy execution may then migrate it there
-		 * (it respects affinity).
+		 * waiter would be, unless --pinned.  (Proxy execution moves a
+		 * blocked waiter to its owner's CPU regardless of affinity,
+		 * since it does not run there; --pinned shows that.)
 		 */
 		rehome_waiter();
 		break;
@@ -730,14 +742,13 @@ static bool wait_waiter_blocked(void)
 
 /*
  * chain --spread: the blocked owners start each iteration on their own CPU
- * but, like the waiter, may run on every CPU of --cpus, so that proxy
- * execution can gather the chain on the last owner's CPU (it respects
- * affinity: a pinned link keeps the donor from following).  The last
- * owner stays pinned.
+ * but, like the waiter, may run on every CPU of --cpus (unless --pinned),
+ * as real tasks would; proxy execution gathers the chain on the last
+ * owner's CPU either way.  The last owner stays pinned.
  */
 static void rehome_holder(int k, const char *who)
 {
-	if (!env.spread || k == env.depth - 1)
+	if (!env.spread || env.pinned || k == env.depth - 1)
 		return;
 	if (px_pin_self(holder_cpu(k)) || px_pin_self_set(&env.cpus))
 		child_fail("%s: cannot move back to CPU %d: %s", who, holder_cpu(k), strerror(errno));
@@ -1309,6 +1320,7 @@ static void json_params(struct px_json *j)
 		px_json_string(j, "waiter_policy", "SCHED_FIFO");
 		px_json_i64(j, "waiter_prio", env.waiter_prio);
 		px_json_bool(j, "spread", env.spread);
+		px_json_bool(j, "pinned", env.pinned);
 		px_json_string(j, "hog_policy", "SCHED_FIFO");
 		px_json_i64(j, "hog_prio", env.hog_prio);
 		break;
