@@ -79,38 +79,38 @@ on_switch(struct task_struct *next, struct task_struct *next_donor)
 	return 0;
 }
 
-PX_TWIN(sched_proxy_pick, pick,
-	PX_PROTO_PICK,
-	on_pick(donor, owner, depth))
+PX_TP(sched_proxy_pick, pick,
+      PX_PROTO_PICK,
+      on_pick(donor, owner, depth))
 
-PX_TWIN(sched_proxy_abort, abort,
-	PX_PROTO_ABORT,
-	({ struct px_counters *c = cnt(); if (c) c->aborts++; 0; }))
+PX_TP(sched_proxy_abort, abort,
+      PX_PROTO_ABORT,
+      ({ struct px_counters *c = cnt(); if (c) c->aborts++; 0; }))
 
-PX_TWIN(sched_proxy_migrate, migrate,
-	PX_PROTO_MIGRATE,
-	on_migrate(donor, owner))
+PX_TP(sched_proxy_migrate, migrate,
+      PX_PROTO_MIGRATE,
+      on_migrate(donor, owner))
 
-PX_TWIN(sched_proxy_return, return,
-	PX_PROTO_RETURN,
-	({ struct px_counters *c = cnt(); if (c) c->returns++; 0; }))
+PX_TP(sched_proxy_return, return,
+      PX_PROTO_RETURN,
+      ({ struct px_counters *c = cnt(); if (c) c->returns++; 0; }))
 
-PX_TWIN(sched_proxy_enqueue_sleeping, enqueue_sleeping,
-	PX_PROTO_SLEEPING,
-	({ struct px_counters *c = cnt(); if (c) c->enqueue_sleeping++; 0; }))
+PX_TP(sched_proxy_enqueue_sleeping, enqueue_sleeping,
+      PX_PROTO_SLEEPING,
+      ({ struct px_counters *c = cnt(); if (c) c->enqueue_sleeping++; 0; }))
 
-PX_TWIN(sched_proxy_activate, activate,
-	PX_PROTO_SLEEPING,
-	({ struct px_counters *c = cnt(); if (c) c->activations++; 0; }))
+PX_TP(sched_proxy_activate, activate,
+      PX_PROTO_SLEEPING,
+      ({ struct px_counters *c = cnt(); if (c) c->activations++; 0; }))
 
-PX_TWIN(sched_proxy_handoff, handoff,
-	PX_PROTO_HANDOFF,
-	({ struct px_counters *c = cnt();
-	   if (c) { if (kind == 0) c->handoffs_donor++; else c->handoffs_top++; }
-	   0; }))
+PX_TP(sched_proxy_handoff, handoff,
+      PX_PROTO_HANDOFF,
+      ({ struct px_counters *c = cnt();
+         if (c) { if (kind == 0) c->handoffs_donor++; else c->handoffs_top++; }
+         0; }))
 
-PX_TWIN(sched_proxy_switch, switch,
-	PX_PROTO_SWITCH,
-	on_switch(next, next_donor))
+PX_TP(sched_proxy_switch, switch,
+      PX_PROTO_SWITCH,
+      on_switch(next, next_donor))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -5,8 +5,16 @@
  * proxy-stretch bookkeeping used by pxdonor and proxytop.
  *
  * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h and
- * bpf_tracing.h.  Every task_struct read goes through BPF_CORE_READ so the
- * same handler bodies serve tp_btf and raw_tp attachments.
+ * bpf_tracing.h.
+ *
+ * Every handler is a tp_btf program: its task_struct arguments are BTF
+ * pointers, read with plain loads (CO-RE relocated through vmlinux.h's
+ * preserve_access_index; the JIT turns them into fault-safe loads, so a
+ * NULL argument reads as 0) instead of one bpf_probe_read_kernel() helper
+ * call per field, and they can key task storage.  There is no raw_tp
+ * fallback: the tools need the kernel's BTF anyway (pxbpf_preflight()),
+ * and every kernel with BTF and the sched_proxy events (6.12 + this
+ * series) attaches tp_btf; pxbpf_load_attach() says so if it cannot.
  */
 #ifndef __PXBPF_H
 #define __PXBPF_H
@@ -14,19 +22,17 @@
 #include "pxtypes.h"
 
 /*
- * A tp_btf handler and its raw_tp twin with one body; user space keeps
- * one set (pxbpf_select_attach()).  PX_ARGS() wraps the TP_PROTO list.
+ * The tp_btf handler @name_btf of @event, returning @call.  PX_ARGS()
+ * wraps the TP_PROTO list.
  */
 #define PX_ARGS(...) __VA_ARGS__
-#define PX_TWIN(event, name, proto, call)			\
+#define PX_TP(event, name, proto, call)				\
 SEC("tp_btf/" #event)						\
-int BPF_PROG(name##_btf, proto) { return call; }		\
-SEC("raw_tp/" #event)						\
-int BPF_PROG(name##_raw, proto) { return call; }
+int BPF_PROG(name##_btf, proto) { return call; }
 
 /*
  * TP_PROTO of each sched_proxy event (tracepoints/sched_proxy.h), for
- * PX_TWIN().  Enums are passed as int: vmlinux.h of a kernel without the
+ * PX_TP().  Enums are passed as int: vmlinux.h of a kernel without the
  * events has no enum proxy_*.
  */
 #define PX_PROTO_PICK	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \
@@ -69,12 +75,16 @@ static __always_inline __u32 px_slot(__u64 v)
 	return slot >= PX_MAX_SLOTS ? PX_MAX_SLOTS - 1 : slot;
 }
 
+/*
+ * Count @v in @h, an entry of a PERCPU_ARRAY: this CPU's copy, so a plain
+ * increment (user space sums the CPUs, pxbpf_percpu_sum()).
+ */
 static __always_inline void px_hist_add(struct px_hist *h, __u64 v)
 {
 	__u32 slot = px_slot(v);
 
 	if (slot < PX_MAX_SLOTS)	/* for the verifier */
-		__sync_fetch_and_add(&h->slots[slot], 1);
+		h->slots[slot]++;
 }
 
 static __always_inline void *
@@ -93,7 +103,10 @@ px_lookup_or_init(void *map, const void *key, const void *init)
 
 static __always_inline __u64 px_task_cgid(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	struct css_set *cs = t->cgroups;	/* __rcu: may read as NULL */
+	struct cgroup *cgrp = cs ? cs->dfl_cgrp : NULL;
+
+	return cgrp ? cgrp->kn->id : 0;
 }
 
 /*
@@ -104,26 +117,35 @@ static __always_inline bool
 px_task_in_cgroup(struct task_struct *t, __u64 cgid, __u32 level)
 {
 	struct cgroup *cgrp, *anc = NULL;
+	struct css_set *cs;
 
 	if (!cgid)
 		return true;
-	cgrp = BPF_CORE_READ(t, cgroups, dfl_cgrp);
-	if (!cgrp || BPF_CORE_READ(cgrp, level) < (int)level)
+	cs = t->cgroups;
+	cgrp = cs ? cs->dfl_cgrp : NULL;
+	if (!cgrp || cgrp->level < (int)level)
 		return false;
+	/* A variable index into ancestors[] needs a helper read. */
 	if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)cgrp +
 				  bpf_core_field_offset(struct cgroup, ancestors) +
 				  level * sizeof(anc)))
 		return false;
+	/* @anc came from a helper read: a plain number to the verifier. */
 	return anc && BPF_CORE_READ(anc, kn, id) == cgid;
 }
 
-/* Does @t pass the -p (tgid, 0: any) and -c (cgroup, 0: any) filters? */
+/*
+ * Does @t pass the -p (tgid, 0: any) and -c (cgroup, 0: any) filters?
+ * The knobs are rodata: with neither set the verifier drops the reads.
+ * A NULL @t (sched_proxy_abort's owner when the chain changed) reads as
+ * tgid 0 and cgroup NULL: no match.
+ */
 static __always_inline bool
 px_task_match(struct task_struct *t, __u32 tgid, __u64 cgid, __u32 level)
 {
-	if (!t)
-		return false;
-	if (tgid && BPF_CORE_READ(t, tgid) != tgid)
+	if (!tgid && !cgid)
+		return true;
+	if (tgid && t->tgid != tgid)
 		return false;
 	return px_task_in_cgroup(t, cgid, level);
 }
@@ -144,16 +166,16 @@ static __always_inline struct px_pair *
 px_pair_get(void *pairs, struct task_struct *donor, struct task_struct *owner)
 {
 	struct px_pair_key key = {
-		.donor_pid = BPF_CORE_READ(donor, pid),
-		.owner_pid = BPF_CORE_READ(owner, pid),
+		.donor_pid = donor->pid,
+		.owner_pid = owner->pid,
 	};
 	struct px_pair *p, init = {};
 
 	p = bpf_map_lookup_elem(pairs, &key);
 	if (p)
 		return p;
-	init.donor_tgid = BPF_CORE_READ(donor, tgid);
-	init.owner_tgid = BPF_CORE_READ(owner, tgid);
+	init.donor_tgid = donor->tgid;
+	init.owner_tgid = owner->tgid;
 	init.donor_cgid = px_task_cgid(donor);
 	init.owner_cgid = px_task_cgid(owner);
 	BPF_CORE_READ_STR_INTO(&init.donor_comm, donor, comm);
@@ -201,8 +223,8 @@ px_stretch_open(void *pairs, struct px_stretch *st, __u64 now,
 		bool track)
 {
 	st->ts = now;
-	st->donor_pid = BPF_CORE_READ(next_donor, pid);
-	st->owner_pid = BPF_CORE_READ(next, pid);
+	st->donor_pid = next_donor->pid;
+	st->owner_pid = next->pid;
 	st->tracked = track && px_pair_get(pairs, next_donor, next);
 	return !track || st->tracked;
 }

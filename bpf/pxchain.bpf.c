@@ -24,8 +24,9 @@ struct {
 	__type(value, struct pxchain_hist);
 } hists SEC(".maps");
 
+/* Per-CPU counts: plain increments; user space sums the CPUs. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PX_ABORT_NR + 1);	/* last: unknown reason */
 	__type(key, __u32);
 	__type(value, __u64);
@@ -43,14 +44,14 @@ on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
 	if (!px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
 		return 0;
 	if (targ_per_donor || targ_per_owner)
-		key = BPF_CORE_READ(who, pid);
+		key = who->pid;
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (!h) {
 		h = px_lookup_or_init(&hists, &key, &zero);
 		if (!h)
 			return 0;
 		if (key) {
-			h->tgid = BPF_CORE_READ(who, tgid);
+			h->tgid = who->tgid;
 			BPF_CORE_READ_STR_INTO(&h->comm, who, comm);
 		}
 	}
@@ -75,16 +76,16 @@ on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
 		return 0;
 	cnt = bpf_map_lookup_elem(&aborts, &key);
 	if (cnt)
-		__sync_fetch_and_add(cnt, 1);
+		(*cnt)++;
 	return 0;
 }
 
-PX_TWIN(sched_proxy_pick, pick,
-	PX_PROTO_PICK,
-	on_pick(donor, owner, depth))
+PX_TP(sched_proxy_pick, pick,
+      PX_PROTO_PICK,
+      on_pick(donor, owner, depth))
 
-PX_TWIN(sched_proxy_abort, abort,
-	PX_PROTO_ABORT,
-	on_abort(donor, owner, reason))
+PX_TP(sched_proxy_abort, abort,
+      PX_PROTO_ABORT,
+      on_abort(donor, owner, reason))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -18,8 +18,9 @@ const volatile __u64 targ_cgid = 0;
 const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_ms = false;
 
+/* Per-CPU copies: plain increments; user space sums the CPUs. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct px_hist);
@@ -40,8 +41,8 @@ on_switch(struct task_struct *next, struct task_struct *next_donor)
 	return 0;
 }
 
-PX_TWIN(sched_proxy_switch, switch,
-	PX_PROTO_SWITCH,
-	on_switch(next, next_donor))
+PX_TP(sched_proxy_switch, switch,
+      PX_PROTO_SWITCH,
+      on_switch(next, next_donor))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -17,29 +17,28 @@ const volatile __u64 targ_cgid = 0;
 const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_ms = false;
 
+/*
+ * Per-task state in task storage: found from the task pointer through the
+ * task's own storage cache, with no hash, bucket lock or element to free.
+ * A timestamp of 0 means "nothing pending".
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PX_MAX_TASKS);
-	__type(key, __u32);
-	__type(value, struct pxwl_wait);
-} waiting SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pxwl_task);
+} tasks SEC(".maps");
 
+/* Per-CPU copies: plain increments; user space sums the CPUs. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PX_MAX_TASKS);
-	__type(key, __u32);
-	__type(value, struct pxwl_wake);
-} wakeups SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PXWL_NHIST);
 	__type(key, __u32);
 	__type(value, struct px_hist);
 } hists SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct pxwl_stats);
@@ -65,83 +64,114 @@ static __always_inline struct pxwl_stats *st(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
+static __always_inline struct pxwl_task *task_get(struct task_struct *t, __u64 flags)
+{
+	return bpf_task_storage_get(&tasks, t, NULL, flags);
+}
+
+/* Fires for every contended lock: the mutex test comes first. */
 static __always_inline int on_contention_begin(unsigned int flags)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	__u32 pid = bpf_get_current_pid_tgid();
-	struct pxwl_wait *w, init = {};
+	struct task_struct *cur;
+	struct pxwl_task *t;
 
-	if (!(flags & PX_LCB_F_MUTEX) || !match(cur))
+	if (!(flags & PX_LCB_F_MUTEX))
 		return 0;
-	init.ts = bpf_ktime_get_ns();
-	w = px_lookup_or_init(&waiting, &pid, &init);
-	if (w && !(flags & PX_LCB_F_SPIN))
-		w->blocked = 1;
+	cur = bpf_get_current_task_btf();
+	if (!match(cur))
+		return 0;
+	t = task_get(cur, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return 0;
+	if (!t->wait_ts) {
+		t->wait_ts = bpf_ktime_get_ns();
+		t->blocked = 0;
+		t->donated = 0;
+	}
+	if (!(flags & PX_LCB_F_SPIN))
+		t->blocked = 1;
 	return 0;
 }
 
 static __always_inline int on_contention_end(int ret)
 {
-	__u32 pid = bpf_get_current_pid_tgid();
-	struct pxwl_stats *s = st();
-	struct pxwl_wait *w;
+	struct pxwl_task *t = task_get(bpf_get_current_task_btf(), 0);
+	struct pxwl_stats *s;
 	__u64 ns;
 
-	w = bpf_map_lookup_elem(&waiting, &pid);
-	if (!w || !s)
+	if (!t || !t->wait_ts)
 		return 0;
-	ns = bpf_ktime_get_ns() - w->ts;
+	s = st();
+	if (!s)
+		return 0;
+	ns = bpf_ktime_get_ns() - t->wait_ts;
 	if (ret) {
-		__sync_fetch_and_add(&s->failed, 1);
-	} else if (!w->blocked) {
-		__sync_fetch_and_add(&s->spun, 1);
+		s->failed++;
+	} else if (!t->blocked) {
+		s->spun++;
 	} else {
-		__sync_fetch_and_add(&s->acquired, 1);
-		if (w->donated)
-			__sync_fetch_and_add(&s->acquired_donated, 1);
-		__sync_fetch_and_add(&s->wait_ns, ns);
+		s->acquired++;
+		if (t->donated)
+			s->acquired_donated++;
+		s->wait_ns += ns;
 		record(PXWL_HIST_LOCKWAIT, ns);
 	}
-	bpf_map_delete_elem(&waiting, &pid);
+	t->wait_ts = 0;
 	return 0;
+}
+
+/* Context switches of @t so far: __schedule() counts one for prev right
+ * before each sched_switch event. */
+static __always_inline __u64 nr_switches(struct task_struct *t)
+{
+	return t->nvcsw + t->nivcsw;
 }
 
 static __always_inline int on_wakeup(struct task_struct *p)
 {
-	__u32 pid = BPF_CORE_READ(p, pid);
-	struct pxwl_wake wake = {};
-	struct pxwl_wait *w;
+	struct pxwl_task *t;
 
-	if (!pid || !match(p))
+	if (!p->pid || !match(p))
 		return 0;
-	wake.ts = bpf_ktime_get_ns();
-	w = bpf_map_lookup_elem(&waiting, &pid);
-	if (w && w->blocked)
-		wake.class = w->donated ? PXWL_DONOR : PXWL_WAITER;
-	bpf_map_update_elem(&wakeups, &pid, &wake, BPF_ANY);
+	t = task_get(p, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return 0;
+	t->wake_ts = bpf_ktime_get_ns();
+	t->wake_sw = nr_switches(p);
+	t->wake_class = PXWL_OTHER;
+	if (t->wait_ts && t->blocked)
+		t->wake_class = t->donated ? PXWL_DONOR : PXWL_WAITER;
 	return 0;
 }
 
-static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next)
+/*
+ * Only @next's storage is looked up: a task woken while still on CPU was
+ * switched out since (its switch count moved), so that wakeup has no
+ * latency to measure.  No pid 0 is ever woken (on_wakeup()).
+ */
+static __always_inline int on_switch(struct task_struct *next)
 {
-	__u32 prev_pid = BPF_CORE_READ(prev, pid);
-	__u32 pid = BPF_CORE_READ(next, pid);
-	struct pxwl_stats *s = st();
-	struct pxwl_wake *wake;
+	struct pxwl_stats *s;
+	struct pxwl_task *t;
 	__u32 class;
 	__u64 ns;
 
-	/* Woken while still on CPU: no latency to measure. */
-	bpf_map_delete_elem(&wakeups, &prev_pid);
-	wake = bpf_map_lookup_elem(&wakeups, &pid);
-	if (!wake || !s)
+	if (!next->pid)
 		return 0;
-	ns = bpf_ktime_get_ns() - wake->ts;
-	class = wake->class < PXWL_NCLASS ? wake->class : PXWL_OTHER;
-	bpf_map_delete_elem(&wakeups, &pid);
+	t = task_get(next, 0);
+	if (!t || !t->wake_ts)
+		return 0;
+	ns = bpf_ktime_get_ns() - t->wake_ts;
+	t->wake_ts = 0;
+	if (t->wake_sw != nr_switches(next))
+		return 0;
+	class = t->wake_class < PXWL_NCLASS ? t->wake_class : PXWL_OTHER;
+	s = st();
+	if (!s)
+		return 0;
 	if (class < PXWL_NCLASS) {	/* for the verifier */
-		__sync_fetch_and_add(&s->wakeups[class], 1);
-		__sync_fetch_and_add(&s->wake_ns[class], ns);
+		s->wakeups[class]++;
+		s->wake_ns[class] += ns;
 	}
 	record(class, ns);
 	return 0;
@@ -149,37 +179,36 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 static __always_inline int on_pick(struct task_struct *donor)
 {
-	__u32 pid = BPF_CORE_READ(donor, pid);
-	struct pxwl_wait *w = bpf_map_lookup_elem(&waiting, &pid);
+	struct pxwl_task *t = task_get(donor, 0);
 
-	if (w)
-		w->donated = 1;
+	if (t && t->wait_ts)
+		t->donated = 1;
 	return 0;
 }
 
-PX_TWIN(contention_begin, contention_begin,
-	PX_ARGS(void *lock, unsigned int flags),
-	on_contention_begin(flags))
+PX_TP(contention_begin, contention_begin,
+      PX_ARGS(void *lock, unsigned int flags),
+      on_contention_begin(flags))
 
-PX_TWIN(contention_end, contention_end,
-	PX_ARGS(void *lock, int ret),
-	on_contention_end(ret))
+PX_TP(contention_end, contention_end,
+      PX_ARGS(void *lock, int ret),
+      on_contention_end(ret))
 
-PX_TWIN(sched_wakeup, wakeup,
-	PX_ARGS(struct task_struct *p),
-	on_wakeup(p))
+PX_TP(sched_wakeup, wakeup,
+      PX_ARGS(struct task_struct *p),
+      on_wakeup(p))
 
-PX_TWIN(sched_wakeup_new, wakeup_new,
-	PX_ARGS(struct task_struct *p),
-	on_wakeup(p))
+PX_TP(sched_wakeup_new, wakeup_new,
+      PX_ARGS(struct task_struct *p),
+      on_wakeup(p))
 
-PX_TWIN(sched_switch, sched_switch,
-	PX_ARGS(bool preempt, struct task_struct *prev, struct task_struct *next,
-		unsigned int prev_state),
-	on_switch(prev, next))
+PX_TP(sched_switch, sched_switch,
+      PX_ARGS(bool preempt, struct task_struct *prev, struct task_struct *next,
+	      unsigned int prev_state),
+      on_switch(next))
 
-PX_TWIN(sched_proxy_pick, pick,
-	PX_PROTO_PICK,
-	on_pick(donor))
+PX_TP(sched_proxy_pick, pick,
+      PX_PROTO_PICK,
+      on_pick(donor))
 
 char LICENSE[] SEC("license") = "GPL";

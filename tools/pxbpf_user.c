@@ -258,24 +258,17 @@ static bool probe_tp_btf(const char *tp)
 	return true;
 }
 
-bool pxbpf_select_attach(struct bpf_object *obj)
-{
-	bool btf = probe_tp_btf("sched_switch");
-	const char *drop = btf ? "raw_tp/" : "tp_btf/";
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, obj) {
-		if (!strncmp(bpf_program__section_name(prog), drop, strlen(drop)))
-			bpf_program__set_autoload(prog, false);
-	}
-	return btf;
-}
-
 int pxbpf_load_attach(struct bpf_object_skeleton *skel)
 {
 	int err;
 
-	pxbpf_select_attach(*skel->obj);
+	/* Every handler is tp_btf (bpf/pxbpf.h says why there is no raw_tp). */
+	if (!probe_tp_btf("sched_switch")) {
+		px_warnx("kernel cannot attach BPF tracing programs (tp_btf): boot "
+			 "a kernel built with CONFIG_BPF_SYSCALL=y and "
+			 "CONFIG_BPF_EVENTS=y, such as the proxyexec lean kernel");
+		return -EOPNOTSUPP;
+	}
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
 		px_warnx("failed to load BPF programs: %s (-v for details)",
@@ -285,6 +278,42 @@ int pxbpf_load_attach(struct bpf_object_skeleton *skel)
 	err = bpf_object__attach_skeleton(skel);
 	if (err)
 		px_warnx("failed to attach BPF programs: %s", strerror(-err));
+	return err;
+}
+
+int pxbpf_percpu_sum(struct bpf_map *map, __u32 key, void *sum, size_t size,
+		     size_t word, bool clear)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t stride = (size + 7) / 8 * 8;	/* per-CPU values are 8-aligned */
+	size_t f, nwords = size / word;
+	unsigned char *v;
+	int i, err;
+
+	memset(sum, 0, size);
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	if ((word != 4 && word != 8) || size % word)
+		return -EINVAL;
+	v = calloc(ncpus, stride);
+	if (!v)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(map, &key, sizeof(key), v, ncpus * stride, 0);
+	for (i = 0; !err && i < ncpus; i++) {
+		const unsigned char *cpu = v + i * stride;
+
+		for (f = 0; f < nwords; f++) {
+			if (word == 8)
+				((__u64 *)sum)[f] += ((const __u64 *)cpu)[f];
+			else
+				((__u32 *)sum)[f] += ((const __u32 *)cpu)[f];
+		}
+	}
+	if (!err && clear) {
+		memset(v, 0, ncpus * stride);
+		err = bpf_map__update_elem(map, &key, sizeof(key), v, ncpus * stride, 0);
+	}
+	free(v);
 	return err;
 }
 
@@ -547,23 +576,5 @@ int pxbpf_pairs_delta(const struct pxbpf_pairs *cur, const struct pxbpf_pairs *p
 
 int pxbpf_counters_read(struct bpf_map *counters, struct px_counters *sum)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	struct px_counters *c;
-	__u32 zero = 0;
-	int i, err;
-	size_t f;
-
-	memset(sum, 0, sizeof(*sum));
-	if (ncpus <= 0)
-		return ncpus ? ncpus : -EINVAL;
-	c = calloc(ncpus, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	err = bpf_map__lookup_elem(counters, &zero, sizeof(zero), c,
-				   ncpus * sizeof(*c), 0);
-	for (i = 0; !err && i < ncpus; i++)
-		for (f = 0; f < sizeof(*c) / sizeof(__u64); f++)
-			((__u64 *)sum)[f] += ((__u64 *)&c[i])[f];
-	free(c);
-	return err;
+	return pxbpf_percpu_sum(counters, 0, sum, sizeof(*sum), sizeof(__u64), false);
 }

@@ -2,9 +2,9 @@
 /*
  * pxbpf_user: user-space side shared by the libbpf tools (pxchain,
  * pxdonor, pxwakelat, proxytop), on top of libpxutil: preflight checks
- * with one clear error line, libbpf logging, tp_btf/raw_tp selection,
- * -c CGROUP resolution and cgroup id -> path, and donor/owner pair
- * snapshots that include the proxy stretches still open.
+ * with one clear error line, libbpf logging, load and attach, per-CPU
+ * map sums, -c CGROUP resolution and cgroup id -> path, and donor/owner
+ * pair snapshots that include the proxy stretches still open.
  */
 #ifndef __PXBPF_USER_H
 #define __PXBPF_USER_H
@@ -92,17 +92,22 @@ int pxbpf_preflight(bool need_proxy);
 void pxbpf_set_verbose(bool verbose);
 
 /*
- * Keep either the tp_btf or the raw_tp twin of every handler (PX_TWIN in
- * bpf/pxbpf.h) before load: tp_btf when the kernel supports BPF tracing
- * programs, else raw_tp.  Returns true for tp_btf.
- */
-bool pxbpf_select_attach(struct bpf_object *obj);
-
-/*
- * pxbpf_select_attach(), then load and attach a skeleton's programs; one
- * error line on failure.  0 or a negative errno.
+ * Load and attach a skeleton's programs, all tp_btf (PX_TP in
+ * bpf/pxbpf.h); one error line on failure, also when the kernel cannot
+ * attach tp_btf programs at all.  0 or a negative errno.
  */
 int pxbpf_load_attach(struct bpf_object_skeleton *skel);
+
+/*
+ * Entry @key of the per-CPU map @map (PERCPU_ARRAY, or PERCPU_HASH with a
+ * __u32 key), whose value is @size bytes of unsigned counters @word bytes
+ * wide (4 or 8), summed over all possible CPUs into @sum; zeroed in the
+ * map afterwards if @clear (read-and-clear per interval).  The BPF side
+ * counts with plain increments in its own CPU's copy: no shared cache
+ * line, no atomics.  0 or a negative errno.
+ */
+int pxbpf_percpu_sum(struct bpf_map *map, __u32 key, void *sum, size_t size,
+		     size_t word, bool clear);
 
 /*
  * -c CGROUP: @path is a cgroup v2 directory, absolute or relative to the
@@ -150,7 +155,7 @@ int pxbpf_pairs_delta(const struct pxbpf_pairs *cur, const struct pxbpf_pairs *p
 		      struct pxbpf_pairs *out);
 void pxbpf_pairs_free(struct pxbpf_pairs *s);
 
-/* Sum a PERCPU_ARRAY of struct px_counters over all CPUs. */
+/* Sum a PERCPU_ARRAY of struct px_counters over all CPUs (pxbpf_percpu_sum()). */
 int pxbpf_counters_read(struct bpf_map *counters, struct px_counters *sum);
 
 #endif /* __PXBPF_USER_H */

@@ -161,19 +161,17 @@ static int read_hists(struct pxchain_bpf *obj, struct row **rows, size_t *n)
 	return 0;
 }
 
+/* Read and clear the per-CPU abort counts. */
 static int read_aborts(struct pxchain_bpf *obj, __u64 *counts)
 {
-	__u64 zero = 0;
 	__u32 i;
 	int err;
 
 	for (i = 0; i <= PX_ABORT_NR; i++) {
-		err = bpf_map__lookup_elem(obj->maps.aborts, &i, sizeof(i),
-					   &counts[i], sizeof(counts[i]), 0);
+		err = pxbpf_percpu_sum(obj->maps.aborts, i, &counts[i],
+				       sizeof(counts[i]), sizeof(counts[i]), true);
 		if (err)
 			return err;
-		bpf_map__update_elem(obj->maps.aborts, &i, sizeof(i), &zero,
-				     sizeof(zero), 0);
 	}
 	return 0;
 }

@@ -230,9 +230,8 @@ static int print_interval(void *ctx)
 	struct px_counters *prev_cnt = &st->prev_cnt;
 	struct pxbpf_pairs cur = {}, d = {};
 	struct px_counters cnt;
-	struct px_hist hist = {}, zero = {};
+	struct px_hist hist = {};
 	const char *unit = env.ms ? "msecs" : "usecs";
-	__u32 key = 0;
 	int err;
 
 	err = pxbpf_pairs_snapshot(obj->maps.pairs, obj->maps.stretch, &cur);
@@ -241,13 +240,12 @@ static int print_interval(void *ctx)
 	if (!err)
 		err = pxbpf_counters_read(obj->maps.counters, &cnt);
 	if (!err)
-		err = bpf_map__lookup_elem(obj->maps.hist, &key, sizeof(key), &hist,
-					   sizeof(hist), 0);
+		err = pxbpf_percpu_sum(obj->maps.hist, 0, &hist, sizeof(hist),
+				       sizeof(hist.slots[0]), true);
 	if (err) {
 		px_warnx("failed to read maps: %s", strerror(-err));
 		goto out;
 	}
-	bpf_map__update_elem(obj->maps.hist, &key, sizeof(key), &zero, sizeof(zero), 0);
 
 	if (env.c.json) {
 		struct px_json j;

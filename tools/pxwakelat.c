@@ -80,28 +80,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Read and clear the histograms and the stats. */
+/* Read and clear the histograms and the stats (per-CPU maps, summed). */
 static int read_clear(struct pxwakelat_bpf *obj, struct px_hist *hists,
 		      struct pxwl_stats *stats)
 {
-	static const struct px_hist zh;
-	static const struct pxwl_stats zs;
 	__u32 i;
 	int err;
 
 	for (i = 0; i < PXWL_NHIST; i++) {
-		err = bpf_map__lookup_elem(obj->maps.hists, &i, sizeof(i), &hists[i],
-					   sizeof(hists[i]), 0);
+		err = pxbpf_percpu_sum(obj->maps.hists, i, &hists[i], sizeof(hists[i]),
+				       sizeof(hists[i].slots[0]), true);
 		if (err)
 			return err;
-		bpf_map__update_elem(obj->maps.hists, &i, sizeof(i), &zh, sizeof(zh), 0);
 	}
-	i = 0;
-	err = bpf_map__lookup_elem(obj->maps.stats, &i, sizeof(i), stats,
-				   sizeof(*stats), 0);
-	if (err)
-		return err;
-	return bpf_map__update_elem(obj->maps.stats, &i, sizeof(i), &zs, sizeof(zs), 0);
+	return pxbpf_percpu_sum(obj->maps.stats, 0, stats, sizeof(*stats),
+				sizeof(__u64), true);
 }
 
 static double avg_us(__u64 ns, __u64 n)

@@ -12,19 +12,23 @@ enum pxwl_class {
 	PXWL_NCLASS,
 };
 
-/* A task inside mutex_lock()'s contended path (contention_begin..end). */
-struct pxwl_wait {
-	__u64 ts;		/* first contention_begin */
-	__u32 blocked;		/* reached the wait loop, not just spinning */
-	__u32 donated;		/* was picked as a donor meanwhile */
-};
-
-struct pxwl_wake {
-	__u64 ts;
-	__u32 class;
+/*
+ * Per-task state (task storage).  A mutex wait: the task is inside
+ * mutex_lock()'s contended path (contention_begin..end).  A wakeup: woken
+ * and not yet on CPU.  A timestamp of 0: none in progress.
+ */
+struct pxwl_task {
+	__u64 wait_ts;		/* first contention_begin of the wait */
+	__u64 wake_ts;		/* sched_wakeup, until the task next runs */
+	__u64 wake_sw;		/* its nvcsw + nivcsw then: the wakeup counts only
+				 * if the task was not switched out since */
+	__u32 blocked;		/* the wait reached the wait loop, not just spinning */
+	__u32 donated;		/* picked as a donor during the wait */
+	__u32 wake_class;	/* enum pxwl_class of the pending wakeup */
 	__u32 pad;
 };
 
+/* One copy per CPU (PERCPU_ARRAY), summed by user space. */
 struct pxwl_stats {
 	__u64 wakeups[PXWL_NCLASS];	/* wakeup -> on-CPU samples */
 	__u64 wake_ns[PXWL_NCLASS];	/* their sum */
@@ -35,7 +39,7 @@ struct pxwl_stats {
 	__u64 failed;			/* contention_end with an error */
 };
 
-/* hists map: PXWL_NCLASS wakeup-latency hists, then the lock-wait one. */
+/* hists map (PERCPU_ARRAY): PXWL_NCLASS wakeup-latency hists, then the lock-wait one. */
 #define PXWL_HIST_LOCKWAIT	PXWL_NCLASS
 #define PXWL_NHIST		(PXWL_NCLASS + 1)
 
