@@ -4,13 +4,15 @@
 # killed while it donates leaves the wait at once with no stale blocked_on
 # (proxysig), locktorture on mutex_lock with more writers than CPUs and RT
 # boosting reports no errors, and the ww_mutex selftest passes -- with proxy
-# execution on, off, and on the debug kernel (lockdep, DEBUG_MUTEXES,
-# hung-task detector; the runner checks the console for any report).
+# execution on, off, and on the debug kernel with each return strategy
+# (lockdep, DEBUG_MUTEXES, hung-task detector; the runner checks the
+# console for any report).
 #
 # Usage: sh 30-proxy-core.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable
 # pxtest-boot: debug
+# pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 420
 set -u
@@ -18,12 +20,20 @@ set -u
 T=${TMPDIR-/tmp}/core.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' 0
-TORTURE_SECS=${TORTURE_SECS:-60}
+# locktorture seconds: the proxy-off boot is a control (20 s); the debug
+# boots, one per return strategy, check lockdep and the hung-task detector
+# (45 s; the soak runs it longer on 8 vCPUs).
+case "$(cat /proc/cmdline)" in
+*proxy_exec=disable*) secs=20 ;;
+*) if [ -e /proc/lockdep ]; then secs=45; else secs=30; fi ;;
+esac
+TORTURE_SECS=${TORTURE_SECS:-$secs}
 
-want=enabled
+want=enabled strategy=schedule
 grep -qw 'proxy_exec=disable' /proc/cmdline && want=disabled
+grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
 if dmesg | grep -q "sched: proxy execution $want" &&
-   grep -q "^$want return=schedule$" /sys/kernel/debug/sched/proxy_exec; then
+   grep -q "^$want return=$strategy$" /sys/kernel/debug/sched/proxy_exec; then
 	ok core/boot-switch
 else
 	notok core/boot-switch "want $want: dmesg '$(dmesg | grep 'proxy execution')'," \
