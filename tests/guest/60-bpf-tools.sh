@@ -279,6 +279,32 @@ else
 	notok "bpf-tools/$boot/pxdonor/donated" "pxdonor did not start: $(head -2 "$T/donor.err")"
 fi
 
+# --- proxytop interactive, on a pseudo-terminal (ptydrive types the keys):
+# d donors, g cgroups, s next sort key, TAB next view (wraps to owners),
+# + a longer interval, q quit.  Each key redraws at once with the new view
+# in the header; q prints the totals and leaves the terminal as it found it.
+ptydrive -D 1500ms -i 2500ms -k 'dgs\t+q' -t 60s -- proxytop -d 1 > "$T/ptop.out" 2> "$T/ptop.err"
+prc=$?
+say "proxytop on a pty: $(tail -1 "$T/ptop.err")"
+views=$(tr -d '\r' < "$T/ptop.out" | sed -n 's/^.*proxytop - .*  view: \([a-z]*\)  sort: \([a-z]*\).*/\1\/\2/p' | uniq | tr '\n' ' ')
+say "views in order: $views"
+if [ $prc -ne 0 ]; then
+	notok "bpf-tools/$boot/proxytop/interactive" "exit $prc: $(tail -3 "$T/ptop.err" | tr '\n' ' ')"
+elif ! grep -q 'terminal restored' "$T/ptop.err"; then
+	notok "bpf-tools/$boot/proxytop/interactive" "terminal not restored: $(tail -1 "$T/ptop.err")"
+elif [ "$views" != "owners/time donors/time cgroups/time cgroups/picks owners/picks " ]; then
+	notok "bpf-tools/$boot/proxytop/interactive" "views '$views', want owners/time donors/time cgroups/time cgroups/picks owners/picks"
+elif ! grep -q "$(printf '\033')\[2J" "$T/ptop.out"; then
+	notok "bpf-tools/$boot/proxytop/interactive" "no screen clear: not in interactive mode"
+elif ! tr -d '\r' < "$T/ptop.out" | sed -n 's/^.*proxytop - .*  interval \([0-9.]*\)s  view: owners  sort: picks.*/\1/p' |
+	awk '$1 >= 1.8 { f = 1 } END { exit !f }'; then
+	notok "bpf-tools/$boot/proxytop/interactive" "'+' did not lengthen the interval to 2 s"
+elif ! grep -q '^proxytop: totals since start' "$T/ptop.out"; then
+	notok "bpf-tools/$boot/proxytop/interactive" "no totals after q"
+else
+	ok "bpf-tools/$boot/proxytop/interactive"
+fi
+
 # --- pxwakelat: rt inversion.  Each iteration the SCHED_FIFO waiter blocks
 # on the owner's mutex once: N blocked acquisitions, at least N waiter or
 # donor wakeups; donors only with proxy execution.
