@@ -5,8 +5,9 @@
  * For testing interactive tools (proxytop) where no one sits at a
  * terminal: the command gets a pty as stdin, stdout and stderr (so
  * isatty() is true and it may switch the terminal to raw mode), ptydrive
- * waits --delay, then sends each key of --keys with --interval between
- * them, and copies everything the command writes to its own stdout.
+ * waits until the command has printed --wait-for (if given), then --delay,
+ * then sends each key of --keys with --interval between them, and copies
+ * everything the command writes to its own stdout.
  *
  * Afterwards it prints one line on stderr:
  *   ptydrive: exit STATUS, terminal restored|NOT restored
@@ -39,6 +40,7 @@ static struct {
 	size_t nkeys;
 	uint64_t delay_ns, interval_ns, timeout_ns;
 	char **cmd;
+	const char *wait_for;
 } env = {
 	.delay_ns = 1000000000ULL,
 	.interval_ns = 1000000000ULL,
@@ -48,13 +50,15 @@ static struct {
 static const char doc[] =
 "Run COMMAND on a pseudo-terminal, type KEYS at it, copy its output.\n"
 "\n"
-"USAGE: ptydrive [-k KEYS] [-D DELAY] [-i INTERVAL] [-t TIMEOUT] -- COMMAND [ARG...]\n"
+"USAGE: ptydrive [-k KEYS] [-w TEXT] [-D DELAY] [-i INTERVAL] [-t TIMEOUT]\n"
+"                -- COMMAND [ARG...]\n"
 "\n"
 "KEYS may use \\t (TAB), \\n, \\e (ESC) and \\\\.  Times take ns, us, ms or s\n"
 "(default unit ms).  Example: ptydrive -k 'dgq' -i 1500 -- proxytop -d 1\n";
 
 static const struct argp_option opts[] = {
 	{ "keys", 'k', "KEYS", 0, "Keys to send, one per interval", 0 },
+	{ "wait-for", 'w', "TEXT", 0, "Start the delay once the output contains TEXT", 0 },
 	{ "delay", 'D', "TIME", 0, "Wait before the first key (default 1s)", 0 },
 	{ "interval", 'i', "TIME", 0, "Wait between keys (default 1s)", 0 },
 	{ "timeout", 't', "TIME", 0, "Kill the command after this (default 60s)", 0 },
@@ -98,6 +102,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_usage(state);
 		}
 		break;
+	case 'w':
+		if (!*arg || strlen(arg) > 256) {
+			px_warnx("--wait-for takes 1 to 256 characters");
+			argp_usage(state);
+		}
+		env.wait_for = arg;
+		break;
 	case 'D':
 		env.delay_ns = px_arg_duration_ns(state, "delay", arg, 1000000, 0, max);
 		break;
@@ -138,6 +149,31 @@ static void __attribute__((noreturn)) run_child(const char *slave, char **argv)
 	_exit(127);
 }
 
+/*
+ * --wait-for: the output's tail, long enough to hold the text across two
+ * reads.  @seen is set once it has appeared.
+ */
+static char tail[2 * 4096 + 512];
+static size_t tail_len;
+static bool seen;
+
+static void look_for(const char *buf, size_t n)
+{
+	size_t keep = strlen(env.wait_for) - 1;
+
+	if (seen)
+		return;
+	if (tail_len > keep) {
+		memmove(tail, tail + tail_len - keep, keep);
+		tail_len = keep;
+	}
+	memcpy(tail + tail_len, buf, n);
+	tail_len += n;
+	tail[tail_len] = '\0';
+	/* The pty output is text; a NUL in it only hides what precedes it. */
+	seen = strstr(tail, env.wait_for) != NULL;
+}
+
 /* Copy what is readable on @master to stdout; false at EOF or error. */
 static bool pump(int master)
 {
@@ -146,6 +182,8 @@ static bool pump(int master)
 
 	if (n <= 0)
 		return false;	/* EIO once the slave side is closed */
+	if (env.wait_for)
+		look_for(buf, n);
 	return fwrite(buf, 1, n, stdout) == (size_t)n;
 }
 
@@ -155,7 +193,7 @@ int main(int argc, char **argv)
 					  NULL, NULL, NULL };
 	uint64_t start, next_key, deadline;
 	struct termios tio;
-	bool restored, timed_out = false;
+	bool restored, timed_out = false, started = false;
 	int master, slave_fd, status, rc;
 	size_t sent = 0;
 	char *slave;
@@ -185,7 +223,7 @@ int main(int argc, char **argv)
 		run_child(slave, env.cmd);
 
 	start = px_now_ns();
-	next_key = start + env.delay_ns;
+	seen = !env.wait_for;
 	deadline = start + env.timeout_ns;
 	for (;;) {
 		struct pollfd pfd = { .fd = master, .events = POLLIN };
@@ -197,13 +235,17 @@ int main(int argc, char **argv)
 			kill(pid, SIGKILL);
 			break;
 		}
-		if (sent < env.nkeys && now >= next_key) {
+		if (!started && seen) {
+			started = true;
+			next_key = now + env.delay_ns;
+		}
+		if (started && sent < env.nkeys && now >= next_key) {
 			if (write(master, &env.keys[sent], 1) != 1)
 				px_warn("cannot type key %zu", sent);
 			sent++;
 			next_key = now + env.interval_ns;
 		}
-		if (sent < env.nkeys && next_key < wake)
+		if (started && sent < env.nkeys && next_key < wake)
 			wake = next_key;
 		/* At most 100 ms: the child's exit does not wake poll(). */
 		ms = (int)((wake - now) / 1000000) + 1;
@@ -244,9 +286,10 @@ int main(int argc, char **argv)
 		rc = 128 + WTERMSIG(status);
 	else
 		rc = WEXITSTATUS(status);
-	fprintf(stderr, "ptydrive: %s %d, %d of %zu keys sent, terminal %s\n",
+	fprintf(stderr, "ptydrive: %s %d, %d of %zu keys sent, terminal %s%s%s%s\n",
 		timed_out ? "timed out, killed; status" : "exit", rc, (int)sent, env.nkeys,
-		restored ? "restored" : "NOT restored");
+		restored ? "restored" : "NOT restored",
+		seen ? "" : ", never saw '", seen ? "" : env.wait_for, seen ? "" : "'");
 	if (rc == 0 && !restored)
 		rc = 125;
 	return rc;

@@ -283,7 +283,8 @@ fi
 # d donors, g cgroups, s next sort key, TAB next view (wraps to owners),
 # + a longer interval, q quit.  Each key redraws at once with the new view
 # in the header; q prints the totals and leaves the terminal as it found it.
-ptydrive -D 1500ms -i 2500ms -k 'dgs\t+q' -t 60s -- proxytop -d 1 > "$T/ptop.out" 2> "$T/ptop.err"
+ptydrive -w 'view: owners' -D 500ms -i 2500ms -k 'dgs\t+q' -t 60s -- proxytop -d 1 \
+	> "$T/ptop.out" 2> "$T/ptop.err"
 prc=$?
 say "proxytop on a pty: $(tail -1 "$T/ptop.err")"
 views=$(tr -d '\r' < "$T/ptop.out" | sed -n 's/^.*proxytop - .*  view: \([a-z]*\)  sort: \([a-z]*\).*/\1\/\2/p' | uniq | tr '\n' ' ')
@@ -318,13 +319,17 @@ if start wake pxwakelat -j -w -c pxt60 99; then
 	num() { sed -n "s/.*\"$1\":{\"count\":\([0-9]*\).*/\1/p" "$T/wake.out"; }
 	acq=$(sed -n 's/.*"mutex_wait":{"acquired":\([0-9]*\).*/\1/p' "$T/wake.out")
 	waiter=$(num waiter) donor=$(num donor)
+	# A blocked waiter may get the mutex with no wakeup to time: by the
+	# wait loop's trylock after queueing, or handed it while still on
+	# its CPU (no switch, so no sample).  Rare: allow a tenth, at least 1.
+	slack=$(( ${acq:-0} / 10 )); [ $slack -ge 1 ] || slack=1
 	say "acquired=$acq waiter=$waiter donor=$donor"
 	if [ $rc -ne 0 ] || [ -z "$acq" ]; then
 		notok "bpf-tools/$boot/pxwakelat/counts" "pxwakelat exit $rc: $(head -2 "$T/wake.err")"
 	elif [ "$acq" -lt $N ] || [ "$acq" -gt $((N + N / 2)) ]; then
 		notok "bpf-tools/$boot/pxwakelat/counts" "$acq blocked acquisitions, scenario made $N"
-	elif [ $((waiter + donor)) -lt "$acq" ]; then
-		notok "bpf-tools/$boot/pxwakelat/counts" "$((waiter + donor)) waiter wakeups < $acq acquisitions"
+	elif [ $((waiter + donor)) -lt $((acq - slack)) ]; then
+		notok "bpf-tools/$boot/pxwakelat/counts" "$((waiter + donor)) waiter wakeups < $acq acquisitions - $slack"
 	elif [ $proxy = 1 ] && [ "$donor" -eq 0 ]; then
 		notok "bpf-tools/$boot/pxwakelat/counts" "no wakeup of a waiter that donated"
 	elif [ $proxy = 0 ] && [ "$donor" -ne 0 ]; then
