@@ -1,26 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# What observing proxy execution costs: hackbench in one proxy-on boot with
-# nothing attached, with every sched_proxy trace event enabled (ring buffer
-# on), and with all four BPF tools attached (pxchain, pxdonor, pxwakelat,
-# proxytop).  The three modes run back to back in each round, in a rotating
-# order; a round's ratios (events/none, tools/none) are paired, and the
-# medians of the paired ratios are the result.
+# What observing proxy execution costs: hackbench in one proxy-on boot
+# with nothing attached and with each observer in turn.  The modes run back
+# to back in each round, in a rotating order; a round's ratios (mode/none)
+# are paired, and the medians of the paired ratios are the result.
+#
+# Modes (--modes, comma-separated; none always runs):
+#   events     every sched_proxy trace event enabled, ring buffer on
+#   schedev    ftrace's own sched_switch, sched_wakeup and sched_wakeup_new
+#              events into the ring buffer, no BPF: what recording every
+#              switch and wakeup costs at all (a floor for any
+#              wakeup-latency observer)
+#   tools      pxchain, pxdonor, pxwakelat and proxytop attached together
+#   pxwakelat  pxwakelat alone (the one tool on sched_switch/sched_wakeup)
+#   proxy      pxchain, pxdonor and proxytop (sched_proxy_* events only)
 #
 # Usage: bench/overhead.sh [--rounds N] [--cpus N] [--append ARGS]
-#                          [--out DIR] [-- hackbench args]
-#   defaults: 7 rounds, 4 vCPUs, "hackbench -g 4 -l 500"
+#                          [--modes LIST] [--out DIR] [-- hackbench args]
+#   defaults: 7 rounds, 4 vCPUs, --modes events,tools,
+#   "hackbench -g 4 -l 500"
 # Output: every time, the medians, the paired ratios; raw results in
 # --out (default build/bench/overhead-<date-time>/).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-rounds=7 cpus=4 append='' out=''
+rounds=7 cpus=4 append='' out='' modes=events,tools
 usage() { sed -n '/^# Usage/,/^# Output/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--cpus) cpus=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
+	--modes) modes=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -29,6 +39,18 @@ while [ $# -gt 0 ]; do
 done
 case $rounds$cpus in *[!0-9]*|'') echo "overhead: --rounds and --cpus take numbers" >&2; exit 2 ;; esac
 [ "$rounds" -ge 1 ] || { echo "overhead: --rounds must be at least 1" >&2; exit 2; }
+modes=$(echo "$modes" | tr ',' ' ')
+for m in $modes; do
+	case $m in
+	events|schedev|tools|pxwakelat|proxy) ;;
+	none) echo "overhead: none always runs; --modes names the others" >&2; exit 2 ;;
+	*) echo "overhead: unknown mode '$m' (events, schedev, tools, pxwakelat, proxy)" >&2; exit 2 ;;
+	esac
+done
+[ -n "$modes" ] || { echo "overhead: --modes is empty" >&2; exit 2; }
+[ -z "$(for m in $modes; do echo "$m"; done | sort | uniq -d)" ] ||
+	{ echo "overhead: a mode twice in --modes" >&2; exit 2; }
+modes="none $modes"
 args=${*:--g 4 -l 500}
 out=${out:-$top/build/bench/overhead-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
@@ -36,59 +58,84 @@ mkdir -p "$out"
 # The guest side: one line "MODE SECONDS" per run.
 cat > "$out/guest.sh" <<EOF
 set -u
-EV=/sys/kernel/tracing/events/sched_proxy
+T=/sys/kernel/tracing
+EV=\$T/events/sched_proxy
 [ -d \$EV ] || { echo "no sched_proxy events: is proxy execution on?" >&2; exit 1; }
 hb() { hackbench $args | sed -n 's/^Time: //p'; }
 run_none() { echo "none \$(hb)"; }
 run_events() {
-	echo 1 > \$EV/enable; echo 1 > /sys/kernel/tracing/tracing_on
+	echo 1 > \$EV/enable; echo 1 > \$T/tracing_on
 	echo "events \$(hb)"
-	echo 0 > \$EV/enable; echo > /sys/kernel/tracing/trace
+	echo 0 > \$EV/enable; echo > \$T/trace
 }
-run_tools() {
-	pxchain 3600 1 > /tmp/pxchain.out 2>&1 & a=\$!
-	pxdonor 3600 1 > /tmp/pxdonor.out 2>&1 & b=\$!
-	pxwakelat 3600 1 > /tmp/pxwakelat.out 2>&1 & c=\$!
-	proxytop -b -d 3600 -n 1 > /tmp/proxytop.out 2>&1 & d=\$!
-	# Attached once the libbpf tools announce it; proxytop gets as long.
+sched_events() {
+	for e in sched_switch sched_wakeup sched_wakeup_new; do
+		echo \$1 > \$T/events/sched/\$e/enable
+	done
+}
+run_schedev() {
+	sched_events 1; echo 1 > \$T/tracing_on
+	echo "schedev \$(hb)"
+	sched_events 0; echo > \$T/trace
+}
+# Start the tools named after the mode, wait until each has attached (the
+# libbpf tools print "Tracing"; proxytop gets as long), run, stop them.
+run_with() {
+	mode=\$1; shift
+	pids='' outs='' want=0
+	for t in "\$@"; do
+		case \$t in
+		proxytop) proxytop -b -d 3600 -n 1 > /tmp/\$t.out 2>&1 & ;;
+		*) \$t 3600 1 > /tmp/\$t.out 2>&1 & want=\$((want + 1)) ;;
+		esac
+		pids="\$pids \$!" outs="\$outs /tmp/\$t.out"
+	done
 	i=0
-	while [ "\$(cat /tmp/pxchain.out /tmp/pxdonor.out /tmp/pxwakelat.out | grep -c '^Tracing')" -lt 3 ]; do
-		[ \$i -lt 150 ] || { echo "tools did not attach:" >&2; cat /tmp/px*.out >&2; exit 1; }
+	while [ "\$(cat \$outs | grep -c '^Tracing')" -lt \$want ]; do
+		[ \$i -lt 150 ] || { echo "\$mode: tools did not attach:" >&2; cat \$outs >&2; exit 1; }
 		sleep 0.2; i=\$((i + 1))
 	done
 	sleep 1
-	echo "tools \$(hb)"
-	kill -INT \$a \$b \$c \$d
-	for p in \$a \$b \$c \$d; do
-		wait \$p || { echo "a tool exited with \$?:" >&2; cat /tmp/px*.out /tmp/proxytop.out >&2; exit 1; }
+	echo "\$mode \$(hb)"
+	kill -INT \$pids
+	for p in \$pids; do
+		wait \$p || { echo "\$mode: a tool exited with \$?:" >&2; cat \$outs >&2; exit 1; }
 	done
 	return 0
 }
+run_tools() { run_with tools pxchain pxdonor pxwakelat proxytop; }
+run_pxwakelat() { run_with pxwakelat pxwakelat; }
+run_proxy() { run_with proxy pxchain pxdonor proxytop; }
 hackbench $args > /dev/null
+set -- $modes
 for r in \$(seq $rounds); do
-	case \$((r % 3)) in
-	0) run_none; run_events; run_tools ;;
-	1) run_events; run_tools; run_none ;;
-	2) run_tools; run_none; run_events ;;
-	esac || exit 1
+	# Round r starts with mode r mod n: each mode leads equally often.
+	k=0
+	while [ \$k -lt \$# ]; do
+		i=\$(( (r + k) % \$# + 1 ))
+		eval "run_\\\${\$i}" || exit 1
+		k=\$((k + 1))
+	done
 done
 EOF
 
-"$top/guest/run.sh" --cpus "$cpus" --timeout $((600 + rounds * 300)) ${append:+--append "$append"} \
+"$top/guest/run.sh" --cpus "$cpus" --timeout $((600 + rounds * 150 * $(echo $modes | wc -w))) \
+	${append:+--append "$append"} \
 	--share "$out" --out "$out/guest" -- sh guest.sh > "$out/raw.txt" 2>&1 ||
 	{ echo "overhead: guest run failed (logs in $out/guest):" >&2; tail -20 "$out/raw.txt" >&2; exit 1; }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-for m in none events tools; do
+for m in $modes; do
 	grep "^$m [0-9]" "$out/raw.txt" | awk '{ print $2 }' > "$out/$m.times"
 	[ "$(wc -l < "$out/$m.times")" = "$rounds" ] ||
 		{ echo "overhead: $m: expected $rounds times, see $out/raw.txt" >&2; exit 1; }
 	echo "$m: $(tr '\n' ' ' < "$out/$m.times")-> median $(median < "$out/$m.times") s"
 done
-paste "$out/none.times" "$out/events.times" "$out/tools.times" |
-	awk '{ print $2 / $1, $3 / $1 }' > "$out/ratios"
-ev=$(awk '{ print $1 }' "$out/ratios" | median)
-tl=$(awk '{ print $2 }' "$out/ratios" | median)
-printf 'hackbench %s, %s rounds, %s vCPUs, TCG: paired median ratio events/none = %.3f, tools/none = %.3f\n' \
-	"$args" "$rounds" "$cpus" "$ev" "$tl" | tee "$out/summary"
+line="hackbench $args, $rounds rounds, $cpus vCPUs, TCG: paired median ratio"
+for m in $modes; do
+	[ "$m" != none ] || continue
+	paste "$out/none.times" "$out/$m.times" | awk '{ print $2 / $1 }' > "$out/$m.ratios"
+	line="$line $m/none = $(median < "$out/$m.ratios" | awk '{ printf "%.3f", $1 }'),"
+done
+echo "${line%,}" | tee "$out/summary"
 echo "overhead: results in $out"

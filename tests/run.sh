@@ -12,6 +12,8 @@
 #   # pxtest-boot: lean [kernel args]   (one line per boot)
 #   # pxtest-cpus: N                     (default 2)
 #   # pxtest-timeout: SEC                (per script, default 120)
+#   # pxtest-parallel: yes               (boot beside the other such
+#                                          groups, after the rest)
 # Scripts with the same (kernel, args, cpus) share one boot through
 # guest/run.sh, with tests/ shared as their cwd; lib/guest-driver.sh runs
 # them in name order.  A test prints "ok NAME" or "not ok NAME - reason"
@@ -108,27 +110,56 @@ for s in "$top"/tests/guest/*.sh; do
 done > "$res/plan"
 
 awk -F'|' '!seen[$1 FS $2 FS $3]++ { print $1 "|" $2 "|" $3 }' "$res/plan" > "$res/groups"
-while IFS='|' read -r k args cpus; do
-	label=$k${args:+ $args}
-	[ "$cpus" = 2 ] || label="$label cpus=$cpus"
+
+# group_dir K ARGS CPUS: sets label and dir, writes $dir/plan.
+group_dir() {
+	label=$1${2:+ $2}
+	[ "$3" = 2 ] || label="$label cpus=$3"
 	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.-' '_' | sed 's/_*$//')
 	mkdir -p "$dir"
-	awk -F'|' -v k="$k" -v a="$args" -v c="$cpus" '$1 == k && $2 == a && $3 == c' "$res/plan" > "$dir/plan"
-	set --
+	awk -F'|' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a && $3 == c' "$res/plan" > "$dir/plan"
+}
+
+# group_scripts: "timeout:guest/script" per script of $dir/plan, one a line.
+group_scripts() {
+	while IFS='|' read -r _ _ _ to s; do echo "$to:guest/$s"; done < "$dir/plan"
+}
+
+# Is every script of $dir/plan marked "# pxtest-parallel: yes"?
+group_parallel() {
+	for s in $(cut -d'|' -f5 "$dir/plan"); do
+		grep -q '^# pxtest-parallel: *yes' "$top/tests/guest/$s" || return 1
+	done
+}
+
+# boot_group K ARGS CPUS [--no-lock]: one boot for $dir's scripts; the
+# guest's exit status goes to $dir/boot.rc.
+boot_group() {
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" "$3" "${4-}" $(group_scripts)
+	k=$1 args=$2 cpus=$3 nolock=$4
+	shift 4
 	total=120 longest=0
-	while IFS='|' read -r _ _ _ to s; do
-		set -- "$@" "$to:guest/$s"
+	for s in "$@"; do
+		to=${s%%:*}
 		total=$((total + to))
 		[ "$to" -le "$longest" ] || longest=$to
-	done < "$dir/plan"
+	done
 	note "boot [$label]: $(cut -d'|' -f5 "$dir/plan" | tr '\n' ' ')(timeout ${total}s)"
 	rc=0
 	# An Oops ends the boot at once (oops=panic); a guest whose driver
 	# prints nothing for longer than its longest script (+ boot) is hung.
-	"$top/guest/run.sh" --kernel "$k" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
+	"$top/guest/run.sh" $nolock --kernel "$k" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
 		--timeout "$total" --stall $((longest + 120)) --share "$top/tests" --out "$dir" \
 		-- env PX_KERNEL="$k" PX_BOOT="$label" sh lib/guest-driver.sh "$@" \
 		> "$dir/run.log" 2>&1 < /dev/null || rc=$?
+	echo "$rc" > "$dir/boot.rc"
+}
+
+# collect_group: PASS/FAIL lines for $dir's boot, then its console scan.
+collect_group() {
+	# shellcheck disable=SC2046
+	set -- $(group_scripts)
 	result=$(cat "$dir/result" 2>/dev/null || echo none)
 	case $result in
 	hung|panic|nostatus)
@@ -145,7 +176,7 @@ while IFS='|' read -r k args cpus; do
 		done ;;
 	*)
 		for s in "$@"; do report "FAIL [$label] $(basename "${s#*:}") - guest did not run: $(tail -1 "$dir/run.log")"; done
-		continue ;;
+		return 0 ;;
 	esac
 	# Kernel badness, as rcutorture's console-badness.sh: match, then allow-list.
 	grep -Ef "$res/badness-patterns" "$dir/console.log" 2>/dev/null | grep -vEf "$res/allow" > "$dir/badness" || true
@@ -155,7 +186,35 @@ while IFS='|' read -r k args cpus; do
 	else
 		report "PASS [$label] kernel-log-clean"
 	fi
+}
+
+# Groups whose scripts are all "# pxtest-parallel: yes" (the soak: no
+# latency bounds, a fixed duration, overcommit wanted) boot side by side,
+# after the others, holding the guest lock together; the rest one by one.
+: > "$res/groups-parallel"
+while IFS='|' read -r k args cpus; do
+	group_dir "$k" "$args" "$cpus"
+	if group_parallel; then
+		echo "$k|$args|$cpus" >> "$res/groups-parallel"
+		continue
+	fi
+	boot_group "$k" "$args" "$cpus"
+	collect_group
 done < "$res/groups"
+if [ -s "$res/groups-parallel" ]; then
+	exec 9> "$top/build/.guest.lock"
+	flock -n 9 || { note "waiting for another guest to finish (build/.guest.lock)"; flock 9; }
+	while IFS='|' read -r k args cpus; do
+		group_dir "$k" "$args" "$cpus"
+		boot_group "$k" "$args" "$cpus" --no-lock &
+	done < "$res/groups-parallel"
+	wait
+	exec 9>&-
+	while IFS='|' read -r k args cpus; do
+		group_dir "$k" "$args" "$cpus"
+		collect_group
+	done < "$res/groups-parallel"
+fi
 
 if [ -z "$keep" ]; then
 	ls -1d "$top"/build/test-results/*/ | sort | head -n -10 | while read -r d; do rm -rf "$d"; done

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The soak, short: tests/soak/guest-soak.sh for 2 minutes on 8 vCPUs (over-
-# committed on purpose), once per return-migration strategy -- locktorture
+# committed on purpose), once per return-migration strategy, the two boots
+# side by side (16 vCPUs on the host's cores: more overcommit, and the
+# fixed 2 minutes are spent once) -- locktorture
 # with nested locks, the ww_mutex selftest in a loop, every inversion
 # scenario in loops, football pinned and --float, renamedemo and cyclictest,
 # all at once.  Its checks: locktorture SUCCESS with writes and no failure,
@@ -15,5 +17,6 @@
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 8
 # pxtest-timeout: 720
+# pxtest-parallel: yes
 set -u
 exec sh soak/guest-soak.sh -d "${SOAK_SECONDS:-120}" -o "${PX_OUT:-/tmp}/soak"
