@@ -18,16 +18,35 @@ const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_ms = false;
 
 /*
- * Per-task state in task storage: found from the task pointer through the
- * task's own storage cache, with no hash, bucket lock or element to free.
- * A timestamp of 0 means "nothing pending".
+ * Per-task state in an array indexed by pid modulo its size, each slot
+ * tagged with its task's start time: a slot that another task now uses (a
+ * recycled pid, or a pid PXWL_TASK_SLOTS apart) reads as empty and is
+ * taken over on the next wakeup.  Under TCG an array slot costs a fifth of
+ * a task-storage lookup (one page to touch instead of the storage's own
+ * allocations, cold in QEMU's soft TLB after every context switch).
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PXWL_TASK_SLOTS);
+	__type(key, __u32);
 	__type(value, struct pxwl_task);
 } tasks SEC(".maps");
+
+/*
+ * The runqueues' clocks: the wakeup and the switch each read the clock
+ * their rq just updated (try_to_wake_up() updates the target rq's before
+ * activating, __schedule() its own first), instead of a clock read of
+ * their own.  sched_clock: comparable across CPUs where it is stable,
+ * and a sample that would be negative is dropped.
+ */
+extern const struct rq runqueues __ksym;
+
+static __always_inline __u64 rq_clock_of(__u32 cpu)
+{
+	struct rq *rq = bpf_per_cpu_ptr(&runqueues, cpu);
+
+	return rq ? rq->clock : 0;
+}
 
 /* Per-CPU copies: plain increments; user space sums the CPUs. */
 struct {
@@ -64,9 +83,28 @@ static __always_inline struct pxwl_stats *st(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
-static __always_inline struct pxwl_task *task_get(struct task_struct *t, __u64 flags)
+/*
+ * @p's slot, or NULL if another task holds it; with @create, a slot held
+ * by another task is cleared and taken.
+ */
+static __always_inline struct pxwl_task *task_get(struct task_struct *p, bool create)
 {
-	return bpf_task_storage_get(&tasks, t, NULL, flags);
+	__u32 key = (__u32)p->pid & (PXWL_TASK_SLOTS - 1);
+	struct pxwl_task *t = bpf_map_lookup_elem(&tasks, &key);
+	__u64 tag = p->start_time;
+
+	if (!t)
+		return NULL;
+	if (t->tag != tag) {
+		if (!create)
+			return NULL;
+		t->tag = tag;
+		t->wait_ts = 0;
+		t->wake_ts = 0;
+		t->blocked = 0;
+		t->donated = 0;
+	}
+	return t;
 }
 
 /* Fires for every contended lock: the mutex test comes first. */
@@ -80,7 +118,7 @@ static __always_inline int on_contention_begin(unsigned int flags)
 	cur = bpf_get_current_task_btf();
 	if (!match(cur))
 		return 0;
-	t = task_get(cur, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	t = task_get(cur, true);
 	if (!t)
 		return 0;
 	if (!t->wait_ts) {
@@ -95,7 +133,7 @@ static __always_inline int on_contention_begin(unsigned int flags)
 
 static __always_inline int on_contention_end(int ret)
 {
-	struct pxwl_task *t = task_get(bpf_get_current_task_btf(), 0);
+	struct pxwl_task *t = task_get(bpf_get_current_task_btf(), false);
 	struct pxwl_stats *s;
 	__u64 ns;
 
@@ -133,10 +171,10 @@ static __always_inline int on_wakeup(struct task_struct *p)
 
 	if (!p->pid || !match(p))
 		return 0;
-	t = task_get(p, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	t = task_get(p, true);
 	if (!t)
 		return 0;
-	t->wake_ts = bpf_ktime_get_ns();
+	t->wake_ts = rq_clock_of(p->thread_info.cpu);
 	t->wake_sw = nr_switches(p);
 	t->wake_class = PXWL_OTHER;
 	if (t->wait_ts && t->blocked)
@@ -153,18 +191,20 @@ static __always_inline int on_switch(struct task_struct *next)
 {
 	struct pxwl_stats *s;
 	struct pxwl_task *t;
+	__u64 ns, wake_ts;
 	__u32 class;
-	__u64 ns;
 
 	if (!next->pid)
 		return 0;
-	t = task_get(next, 0);
+	t = task_get(next, false);
 	if (!t || !t->wake_ts)
 		return 0;
-	ns = bpf_ktime_get_ns() - t->wake_ts;
+	ns = rq_clock_of(bpf_get_smp_processor_id());
+	wake_ts = t->wake_ts;
 	t->wake_ts = 0;
-	if (t->wake_sw != nr_switches(next))
+	if (t->wake_sw != nr_switches(next) || ns < wake_ts)
 		return 0;
+	ns -= wake_ts;
 	class = t->wake_class < PXWL_NCLASS ? t->wake_class : PXWL_OTHER;
 	s = st();
 	if (!s)
@@ -179,7 +219,7 @@ static __always_inline int on_switch(struct task_struct *next)
 
 static __always_inline int on_pick(struct task_struct *donor)
 {
-	struct pxwl_task *t = task_get(donor, 0);
+	struct pxwl_task *t = task_get(donor, false);
 
 	if (t && t->wait_ts)
 		t->donated = 1;

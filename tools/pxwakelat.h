@@ -12,14 +12,18 @@ enum pxwl_class {
 	PXWL_NCLASS,
 };
 
+/* Slots of the per-task array (a power of two: pid & (slots - 1)). */
+#define PXWL_TASK_SLOTS		32768
+
 /*
- * Per-task state (task storage).  A mutex wait: the task is inside
+ * Per-task state (one array slot).  A mutex wait: the task is inside
  * mutex_lock()'s contended path (contention_begin..end).  A wakeup: woken
  * and not yet on CPU.  A timestamp of 0: none in progress.
  */
 struct pxwl_task {
+	__u64 tag;		/* the task's start_time: whose slot this is */
 	__u64 wait_ts;		/* first contention_begin of the wait */
-	__u64 wake_ts;		/* sched_wakeup, until the task next runs */
+	__u64 wake_ts;		/* rq clock at sched_wakeup, until the task runs */
 	__u64 wake_sw;		/* its nvcsw + nivcsw then: the wakeup counts only
 				 * if the task was not switched out since */
 	__u32 blocked;		/* the wait reached the wait loop, not just spinning */
