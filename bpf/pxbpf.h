@@ -11,10 +11,10 @@
  * pointers, read with plain loads (CO-RE relocated through vmlinux.h's
  * preserve_access_index; the JIT turns them into fault-safe loads, so a
  * NULL argument reads as 0) instead of one bpf_probe_read_kernel() helper
- * call per field, and they can key task storage.  There is no raw_tp
- * fallback: the tools need the kernel's BTF anyway (pxbpf_preflight()),
- * and every kernel with BTF and the sched_proxy events (6.12 + this
- * series) attaches tp_btf; pxbpf_load_attach() says so if it cannot.
+ * call per field.  There is no raw_tp fallback: the tools need the
+ * kernel's BTF anyway (pxbpf_preflight()), and every kernel with BTF and
+ * the sched_proxy events (6.12 + this series) attaches tp_btf;
+ * pxbpf_load_attach() says so if it cannot.
  */
 #ifndef __PXBPF_H
 #define __PXBPF_H

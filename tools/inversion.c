@@ -1043,6 +1043,16 @@ static void report_children(void)
 		state = strrchr(stat, ')');
 		px_warnx("  %s (pid %d): state %c, wchan %s", c->role, c->pid,
 			 state && state[1] ? state[2] : '?', wchan[0] ? wchan : "-");
+		/* Its kernel stack (root only): in a lab call, or in user space? */
+		snprintf(path, sizeof(path), "/proc/%d/stack", c->pid);
+		f = fopen(path, "re");
+		if (f) {
+			int n = 0;
+
+			while (n++ < 8 && fgets(stat, sizeof(stat), f))
+				px_warnx("    %s", strtok(stat, "\n") ?: "");
+			fclose(f);
+		}
 	}
 }
 
