@@ -93,6 +93,8 @@ done
 omodes=$(echo "$modes" | tr ' ' '\n' | grep -vx off | tr '\n' ' ')
 ocolors=$(for m in $omodes; do color "$m"; done | tr '\n' ' ')
 [ -n "$omodes" ] || { echo "plot: only off: no overview" >&2; exit 0; }
+echo " $modes " | grep -q ' off ' ||
+	{ echo "plot: $n scenarios in $pd; no overview: its ratios are to the off mode, not run" >&2; exit 0; }
 {
 	printf 'scenario'
 	for m in $omodes; do printf ' %s' "$(label "$m")"; done
@@ -107,6 +109,8 @@ ocolors=$(for m in $omodes; do color "$m"; done | tr '\n' ' ')
 	done
 } > "$pd/overview.dat"
 nc=$(head -1 "$pd/overview.dat" | wc -w)
+awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "NaN") n++ } END { exit !n }' "$pd/overview.dat" ||
+	{ echo "plot: $n scenarios in $pd; no overview: no ratio to off (off failed?)" >&2; exit 0; }
 # Decades around the ratios (at least 0.001..20), room for the labels.
 # shellcheck disable=SC2046
 set -- $(awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "NaN" && $i > 0) {
