@@ -203,7 +203,10 @@ while IFS='|' read -r k args cpus; do
 done < "$res/groups"
 if [ -s "$res/groups-parallel" ]; then
 	exec 9> "$top/build/.guest.lock"
-	flock -n 9 || { note "waiting for another guest to finish (build/.guest.lock)"; flock 9; }
+	if command -v flock > /dev/null && ! flock -n 9; then
+		note "waiting for another guest to finish (build/.guest.lock)"
+		flock 9
+	fi
 	while IFS='|' read -r k args cpus; do
 		group_dir "$k" "$args" "$cpus"
 		boot_group "$k" "$args" "$cpus" --no-lock &
