@@ -21,7 +21,7 @@ const volatile bool targ_ms = false;
  * Per-task state in an array indexed by pid modulo its size, each slot
  * tagged with its task's start time: a slot that another task now uses (a
  * recycled pid, or a pid PXWL_TASK_SLOTS apart) reads as empty and is
- * taken over on the next wakeup.  Under TCG an array slot costs a fifth of
+ * taken over at the task's next wakeup or lock wait.  Under TCG an array slot costs a fifth of
  * a task-storage lookup (one page to touch instead of the storage's own
  * allocations, cold in QEMU's soft TLB after every context switch).
  */
