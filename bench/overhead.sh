@@ -17,14 +17,32 @@
 #
 # Usage: bench/overhead.sh [--rounds N] [--cpus N] [--append ARGS]
 #                          [--modes LIST] [--out DIR] [-- hackbench args]
+#        bench/overhead.sh --pool DIR...
 #   defaults: 7 rounds, 4 vCPUs, --modes events,tools,
 #   "hackbench -g 4 -l 500"
+#   --pool: boot nothing; the median of every paired ratio of the given
+#   results folders together, per mode (runs of the same hackbench args)
 # Output: every time, the medians, the paired ratios; raw results in
 # --out (default build/bench/overhead-<date-time>/).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=7 cpus=4 append='' out='' modes=events,tools
 usage() { sed -n '/^# Usage/,/^# Output/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+if [ "${1-}" = --pool ]; then
+	shift
+	[ $# -gt 0 ] || { echo "overhead: --pool needs results folders" >&2; exit 2; }
+	for d in "$@"; do
+		[ -f "$d/summary" ] || { echo "overhead: $d: no summary (not a finished overhead run)" >&2; exit 1; }
+		sed 's/^/# /' "$d/summary"
+	done
+	for m in $(for d in "$@"; do ls "$d"; done | sed -n 's/\.ratios$//p' | sort -u); do
+		n=$(for d in "$@"; do cat "$d/$m.ratios" 2>/dev/null; done | wc -l)
+		printf 'pooled %s/none = %.3f over %d paired rounds\n' "$m" \
+			"$(for d in "$@"; do cat "$d/$m.ratios" 2>/dev/null; done | median)" "$n"
+	done
+	exit 0
+fi
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift 2 ;;
@@ -124,7 +142,6 @@ EOF
 	--share "$out" --out "$out/guest" -- sh guest.sh > "$out/raw.txt" 2>&1 ||
 	{ echo "overhead: guest run failed (logs in $out/guest):" >&2; tail -20 "$out/raw.txt" >&2; exit 1; }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 for m in $modes; do
 	grep "^$m [0-9]" "$out/raw.txt" | awk '{ print $2 }' > "$out/$m.times"
 	[ "$(wc -l < "$out/$m.times")" = "$rounds" ] ||
