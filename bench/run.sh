@@ -226,6 +226,13 @@ for m in $(echo "$modes" | tr ',' ' '); do
 		echo "$rc" > "$res/$m/run.rc"
 	} | progress "$m" "$i" $(( (i - 1) * per_mode + boot_est )) "$start"
 	rc=$(cat "$res/$m/run.rc" 2>/dev/null || echo 130)
+	# cyclictest's histograms arrive whole (100000 buckets): keep the
+	# comment lines and the buckets that counted something.
+	for h in "$res/$m"/*/r*.cthist; do
+		[ -f "$h" ] || continue
+		awk '/^#/ || NF < 2 { print; next } { for (i = 2; i <= NF; i++) if ($i + 0) { print; next } }' \
+			"$h" > "$h.tmp" && mv "$h.tmp" "$h"
+	done
 	echo "hostload_$m=$load0 $(cut -d' ' -f1 /proc/loadavg)" >> "$res/params.txt"
 	result=$(cat "$res/$m/result" 2>/dev/null || echo none)
 	if [ "$result" != ok ] || [ "$rc" != 0 ]; then

@@ -105,7 +105,11 @@ quote() {
 		printf "'%s' " "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
 	done
 }
-cmdline="console=ttyS0 panic=-1"
+# pci=noacpi: route PCI INTx by the BIOS's $PIR table, not the ACPI
+# interpreter.  Evaluating the link devices' AML costs ~2 s per virtio
+# device on the debug kernel under TCG (lockdep on every interpreter
+# lock): boot to /init 13 s -> 6 s, same IRQs.
+cmdline="console=ttyS0 panic=-1 pci=noacpi"
 if [ -z "$interactive" ]; then
 	quote "$@" > "$out/job.sh"
 	echo >> "$out/job.sh"

@@ -51,6 +51,17 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	fi
 	echo "$want" > "$stamp"
 fi
+# Nothing to do when no file of the tree (or directory: a deleted file) is
+# newer than the last successful build's start and the config is as
+# built: make's own no-op walk of the tree takes ~5 s.
+built=$obj/.proxyexec-built
+if [ -f "$built" ] && [ -f "$obj/arch/x86/boot/bzImage" ] && [ -d "$obj/modroot/lib/modules" ] &&
+   [ ! "$obj/.config" -nt "$built" ] &&
+   [ -z "$(find "$tree" -path "$tree/.git" -prune -o -newer "$built" -print | head -1)" ]; then
+	echo "build: $flavour kernel $(cat "$obj/include/config/kernel.release") is up to date -> $obj/arch/x86/boot/bzImage"
+	exit 0
+fi
+touch "$built.new"
 start=$(date +%s)
 # pahole 1.24 + gcc 12 print thousands of harmless "multiple IDs" lines.
 { mk bzImage modules 2>&1; echo $? > "$obj/.make-status"; } | grep -v '^WARN: multiple IDs found for' || :
@@ -58,4 +69,5 @@ status=$(cat "$obj/.make-status")
 [ "$status" = 0 ] || { echo "build: $flavour kernel build failed (make exit $status)" >&2; exit "$status"; }
 rm -rf "$obj/modroot"
 mk INSTALL_MOD_PATH="$obj/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+mv "$built.new" "$built"
 echo "build: $flavour kernel $(cat "$obj/include/config/kernel.release") in $(( $(date +%s) - start ))s -> $obj/arch/x86/boot/bzImage"

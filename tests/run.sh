@@ -14,7 +14,7 @@
 #   # pxtest-timeout: SEC                (per script, default 120)
 #   # pxtest-parallel: yes               (boot beside the other such
 #                                          groups, after the rest)
-# Scripts with the same (kernel, args, cpus) share one boot through
+# Scripts with the same (kernel, args, cpus, parallel) share one boot through
 # guest/run.sh, with tests/ shared as their cwd; lib/guest-driver.sh runs
 # them in name order.  A test prints "ok NAME" or "not ok NAME - reason"
 # and exits non-zero if any failed.  After each boot the console log is
@@ -101,35 +101,32 @@ for s in "$top"/tests/guest/*.sh; do
 	name=$(basename "$s")
 	echo "$name" | grep -qE -- "$only" || continue
 	cpus=$(sed -n 's/^# pxtest-cpus: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
+	par=0
+	! grep -q '^# pxtest-parallel: *yes' "$s" || par=1
 	to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
 	grep -q '^# pxtest-boot: *[a-z]' "$s" || report "FAIL [none] $name - no '# pxtest-boot:' line"
 	sed -n 's/^# pxtest-boot: *//p' "$s" | while read -r k args; do
 		[ -z "$kernel" ] || [ "$k" = "$kernel" ] || continue
-		echo "$k|$args|${cpus:-2}|${to:-120}|$name"
+		echo "$k|$args|${cpus:-2}|${to:-120}|$name|$par"
 	done
 done > "$res/plan"
 
-awk -F'|' '!seen[$1 FS $2 FS $3]++ { print $1 "|" $2 "|" $3 }' "$res/plan" > "$res/groups"
+awk -F'|' '!seen[$1 FS $2 FS $3 FS $6]++ { print $1 "|" $2 "|" $3 "|" $6 }' "$res/plan" > "$res/groups"
 
-# group_dir K ARGS CPUS: sets label and dir, writes $dir/plan.
+# group_dir K ARGS CPUS PAR: sets label and dir, writes $dir/plan.
 group_dir() {
 	label=$1${2:+ $2}
 	[ "$3" = 2 ] || label="$label cpus=$3"
+	[ "$4" = 0 ] || label="$label parallel"
 	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.-' '_' | sed 's/_*$//')
 	mkdir -p "$dir"
-	awk -F'|' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a && $3 == c' "$res/plan" > "$dir/plan"
+	awk -F'|' -v k="$1" -v a="$2" -v c="$3" -v p="$4" '$1 == k && $2 == a && $3 == c && $6 == p' \
+		"$res/plan" > "$dir/plan"
 }
 
 # group_scripts: "timeout:guest/script" per script of $dir/plan, one a line.
 group_scripts() {
-	while IFS='|' read -r _ _ _ to s; do echo "$to:guest/$s"; done < "$dir/plan"
-}
-
-# Is every script of $dir/plan marked "# pxtest-parallel: yes"?
-group_parallel() {
-	for s in $(cut -d'|' -f5 "$dir/plan"); do
-		grep -q '^# pxtest-parallel: *yes' "$top/tests/guest/$s" || return 1
-	done
+	while IFS='|' read -r _ _ _ to s _; do echo "$to:guest/$s"; done < "$dir/plan"
 }
 
 # boot_group K ARGS CPUS [--no-lock]: one boot for $dir's scripts; the
@@ -188,14 +185,14 @@ collect_group() {
 	fi
 }
 
-# Groups whose scripts are all "# pxtest-parallel: yes" (the soak: no
-# latency bounds, a fixed duration, overcommit wanted) boot side by side,
-# after the others, holding the guest lock together; the rest one by one.
+# Groups of "# pxtest-parallel: yes" scripts (stress: no latency bounds, a
+# fixed duration, overcommit wanted) boot side by side, after the others,
+# holding the guest lock together; the rest one by one.
 : > "$res/groups-parallel"
-while IFS='|' read -r k args cpus; do
-	group_dir "$k" "$args" "$cpus"
-	if group_parallel; then
-		echo "$k|$args|$cpus" >> "$res/groups-parallel"
+while IFS='|' read -r k args cpus par; do
+	group_dir "$k" "$args" "$cpus" "$par"
+	if [ "$par" = 1 ]; then
+		echo "$k|$args|$cpus|$par" >> "$res/groups-parallel"
 		continue
 	fi
 	boot_group "$k" "$args" "$cpus"
@@ -207,14 +204,14 @@ if [ -s "$res/groups-parallel" ]; then
 		note "waiting for another guest to finish (build/.guest.lock)"
 		flock 9
 	fi
-	while IFS='|' read -r k args cpus; do
-		group_dir "$k" "$args" "$cpus"
+	while IFS='|' read -r k args cpus par; do
+		group_dir "$k" "$args" "$cpus" "$par"
 		boot_group "$k" "$args" "$cpus" --no-lock &
 	done < "$res/groups-parallel"
 	wait
 	exec 9>&-
-	while IFS='|' read -r k args cpus; do
-		group_dir "$k" "$args" "$cpus"
+	while IFS='|' read -r k args cpus par; do
+		group_dir "$k" "$args" "$cpus" "$par"
 		collect_group
 	done < "$res/groups-parallel"
 fi

@@ -283,7 +283,9 @@ fi
 # d donors, g cgroups, s next sort key, TAB next view (wraps to owners),
 # + a longer interval, q quit.  Each key redraws at once with the new view
 # in the header; q prints the totals and leaves the terminal as it found it.
-ptydrive -w 'view: owners' -D 500ms -i 2500ms -k 'dgs\t+q' -t 60s -- proxytop -d 1 \
+# The two spaces are no command (no redraw): they give the 2-s interval
+# that + set the time to elapse once before q.
+ptydrive -w 'view: owners' -D 500ms -i 1200ms -k 'dgs\t+  q' -t 60s -- proxytop -d 1 \
 	> "$T/ptop.out" 2> "$T/ptop.err"
 prc=$?
 say "proxytop on a pty: $(tail -1 "$T/ptop.err")"
