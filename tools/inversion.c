@@ -731,12 +731,35 @@ out:
  * LOCK, spinning (not sleeping) until then: an owner that slept here
  * would turn every scenario into a sleeping-owner one.  It polls from
  * user space, so it needs the CPU to notice: that is the inversion.
+ *
+ * Except every OWNER_NAP_EVERY_NS: a task blocking on the tail's mutex
+ * spins in the kernel for as long as the tail is on its CPU (mutex
+ * optimistic spinning ends when the owner leaves the CPU or the spinner
+ * must reschedule), and the next owner of a chain spins on that one in
+ * turn.  Proxy execution wakes blocked owners to move them, and a woken
+ * first waiter spins again, in state D.  So the waiter, which waits for
+ * the chain to be asleep before it locks, could wait for a spinner that
+ * waits for the tail that waits for the waiter, with nothing else wanting
+ * those CPUs to end it (seen: chain -D 3 --spread, 150 s, no iteration).
+ * A short nap takes the tail off its CPU and ends the spins; it comes
+ * long after the few microseconds a normal iteration waits here.
  */
+#define OWNER_NAP_EVERY_NS	(20000 * NSEC_PER_USEC)
+
 static bool wait_waiter_blocked(void)
 {
-	while (px_task_state(sh->waiter_pid) != 'D')
+	const struct timespec nap = { 0, 50000 };
+	uint64_t next_nap = px_now_ns() + OWNER_NAP_EVERY_NS;
+
+	while (px_task_state(sh->waiter_pid) != 'D') {
 		if (sh->failed)
 			return false;
+		if (px_now_ns() < next_nap)
+			continue;
+		nanosleep(&nap, NULL);
+		__atomic_fetch_add(&sh->owner_naps, 1, __ATOMIC_RELAXED);
+		next_nap = px_now_ns() + OWNER_NAP_EVERY_NS;
+	}
 	return true;
 }
 
@@ -1425,6 +1448,7 @@ static void json_checks(struct px_json *j, const struct verdict *v)
 		json_u64_array(j, "chain_acquired", sh->chain_acq, env.depth - 1);
 		px_json_u64(j, "hog_bursts", sh->hog_bursts);
 		px_json_u64(j, "hog_capped", sh->hog_capped);
+		px_json_u64(j, "owner_naps", sh->owner_naps);
 		used = env.depth;
 	}
 	if (v->have_state)

@@ -5,6 +5,7 @@
 # trace-cmd run, and locktorture loads, runs and reports success.
 # pxtest-boot: lean
 # pxtest-boot: debug
+# pxtest-cpus: 4
 # pxtest-timeout: 180
 set -u
 . ./lib/pxtest.sh

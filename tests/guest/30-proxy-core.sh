@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Proxy execution core: the boot switch is honoured, a waiter signalled or
 # killed while it donates leaves the wait at once with no stale blocked_on
-# (proxysig), and the ww_mutex selftest passes -- with proxy execution on,
-# off, and on the debug kernel with each return strategy (lockdep,
-# DEBUG_MUTEXES, hung-task detector; the runner checks the console for any
-# report).  locktorture on the same four boots: 35-locktorture.sh.
+# (proxysig), locktorture on mutex_lock with more writers than CPUs and RT
+# boosting reports no errors, and the ww_mutex selftest passes -- with proxy
+# execution on, off, and on the debug kernel with each return strategy
+# (lockdep, DEBUG_MUTEXES, hung-task detector; the runner checks the
+# console for any report).
 #
 # Usage: sh 30-proxy-core.sh   (in the guest)
 # pxtest-boot: lean
@@ -19,6 +20,16 @@ set -u
 T=${TMPDIR-/tmp}/core.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' 0
+# locktorture seconds: the proxy-off boot is a control (10 s); the debug
+# boots, one per return strategy, check lockdep and the hung-task detector
+# (20 s: a few hundred thousand lock/unlock cycles; the soak runs it for
+# minutes on 8 vCPUs, beside everything else).
+case "$(cat /proc/cmdline)" in
+*proxy_exec=disable*) secs=10 ;;
+*) if [ -e /proc/lockdep ]; then secs=20; else secs=12; fi ;;
+esac
+TORTURE_SECS=${TORTURE_SECS:-$secs}
+
 want=enabled strategy=schedule
 grep -qw 'proxy_exec=disable' /proc/cmdline && want=disabled
 grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
@@ -39,6 +50,27 @@ if command -v proxysig >/dev/null; then
 	[ $rc = 0 ] || px_failed=$((px_failed + 1))
 else
 	notok core/proxysig "proxysig not in the image"
+fi
+
+# locktorture: mutex_lock, 8 writers on 4 CPUs, RT boosting of all lock types.
+dmesg -c > /dev/null
+if modprobe locktorture torture_type=mutex_lock nwriters_stress=8 rt_boost=2 \
+	stat_interval=15 onoff_interval=0 shutdown_secs=0; then
+	sleep "$TORTURE_SECS"
+	rmmod locktorture
+	dmesg > "$T/torture"
+	stats=$(grep 'Writes:' "$T/torture" | tail -1)
+	echo "# locktorture: $stats"
+	if grep -q 'End of test: SUCCESS' "$T/torture" && ! grep -q '!!!' "$T/torture"; then
+		ok core/locktorture-mutex
+	else
+		notok core/locktorture-mutex "$(grep -E 'End of test|!!!' "$T/torture" | tail -2)"
+	fi
+	total=$(echo "$stats" | sed -n 's/.*Total: *\([0-9]*\).*/\1/p')
+	[ "${total:-0}" -gt 0 ] && ok core/locktorture-progress ||
+		notok core/locktorture-progress "no writes completed: $stats"
+else
+	notok core/locktorture-mutex "modprobe locktorture failed"
 fi
 
 # ww_mutex selftest: module init runs every test and fails the load on error.

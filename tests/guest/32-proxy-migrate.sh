@@ -50,7 +50,8 @@ chain_case() {	# NAME DEPTH inversion-args...
 	rc=$?
 	c50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
 	cnt=$(sed -n 's/^ *"count": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
-	echo "# chain -D $d $name ($proxy, return=$strategy): p50 ${c50:-?} ns, $cnt waits"
+	naps=$(sed -n 's/^ *"owner_naps": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
+	echo "# chain -D $d $name ($proxy, return=$strategy): p50 ${c50:-?} ns, $cnt waits, owner naps ${naps:-?}"
 	if [ $rc != 0 ] || [ "$cnt" != 5 ]; then
 		# The whole output: on a timeout inversion prints its threads'
 		# states and kernel stacks, the evidence of a stall.

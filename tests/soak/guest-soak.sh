@@ -116,14 +116,16 @@ loop_dl() {
 # ww_mutex stress, every tool paging in over 9p); its owner joins the
 # cpu.weight 1 group only once ready (inversion waits 30 s for that).  The
 # throttled variant goes first: in a 2-minute soak on 8 overcommitted vCPUs
-# a starved cfs run can take the rest of the time.
+# a starved cfs run can take the rest of the time.  Three iterations, not
+# more: the wind-down waits for the run in flight, and this loop's was the
+# last to end (12-20 s after the stop with five).
 loop_cfs() {
 	i=0
 	sleep 5
 	while running; do
 		c=$((i % ncpu)) i=$((i + 1))
 		lab cfs cfs-throttle 2 inversion cfs -c $c --throttle --first-mutex 2
-		running && lab cfs cfs 5 inversion cfs -c $c --first-mutex 2
+		running && lab cfs cfs 3 inversion cfs -c $c --first-mutex 2
 	done
 }
 loop_chain() {
@@ -183,14 +185,20 @@ modprobe locktorture torture_type=mutex_lock nwriters_stress=$((2 * ncpu)) neste
 	lt="modprobe failed: $(tr '\n' ' ' < "$T/lt.out")"
 cyclictest -q -m -S -p 95 -i 2000 -D "$dur" > "$O/cyclictest.txt" 2>&1 &
 cyc=$!
+eval "name_$cyc=cyclictest"
 pids=
 skipped() { case " ${SOAK_SKIP:-} " in *" $1 "*) true ;; *) false ;; esac; }
 for l in rt dl cfs chain football rename ww; do
 	skipped $l && continue
 	loop_$l &
 	pids="$pids $!"
+	eval "name_$!=$l"
 done
 [ -z "${SOAK_SKIP:-}" ] || echo "# skipped: $SOAK_SKIP"
+# This shell keeps the time: SCHED_FIFO from here on (it sleeps, and what
+# it starts is short), else on 8 overcommitted vCPUs its 30-s naps
+# overran by 10-25 s and the stop came late.
+chrt -f -p 98 $$ > /dev/null 2>&1 || echo "# chrt failed: the stop may come late"
 
 # Progress every 30 s (the host's stall detector watches this output).
 progress() {
@@ -204,6 +212,7 @@ while [ "$(now)" -lt $end ]; do
 	progress "$(cat "$O"/*.cur 2>/dev/null | wc -l) running"
 done
 touch "$T/stop"
+echo "# $(($(now) - start))s: stop"
 
 # Wind-down: locktorture stops at once (its statistics cover the soak), the
 # loops finish their runs in flight.  Nothing is waited for synchronously: a
@@ -213,15 +222,24 @@ if [ "$lt" = ok ]; then
 	echo "rmmod locktorture" > "$O/locktorture.cur"
 	{ rmmod locktorture > "$T/lt.out" 2>&1; echo $? > "$T/lt.rc"; rm -f "$O/locktorture.cur"; } &
 	rmpid=$!
+	eval "name_$rmpid=rmmod-locktorture"
 fi
-deadline=$(($(now) + WIND_DOWN)) k=0
+# One line as each of them ends: what the wind-down waited for.
+deadline=$(($(now) + WIND_DOWN)) k=0 waiting="$pids $cyc $rmpid"
 while :; do
 	alive=
-	for p in $pids $cyc $rmpid; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+	for p in $waiting; do
+		if kill -0 "$p" 2>/dev/null; then
+			alive="$alive $p"
+		else
+			echo "# $(($(now) - start))s: $(eval echo "\${name_$p:-$p}") done"
+		fi
+	done
+	waiting=$alive
 	[ -n "$alive" ] && [ "$(now)" -lt "$deadline" ] || break
-	sleep 5
+	sleep 1
 	k=$((k + 1))
-	[ $((k % 6)) != 0 ] || progress "winding down: $(cat "$O"/*.cur 2>/dev/null | tr '\n' ';')"
+	[ $((k % 30)) != 0 ] || progress "winding down: $(cat "$O"/*.cur 2>/dev/null | tr '\n' ';')"
 done
 stuck=$(cat "$O"/*.cur 2>/dev/null | tr '\n' ';')
 # The lab runs among them (not modprobe/rmmod).
