@@ -14,8 +14,6 @@
 #   # pxtest-timeout: SEC                (per script, default 120)
 #   # pxtest-parallel: yes               (boot beside the other such
 #                                          groups, after the rest)
-#   # pxtest-nice: N                     (a parallel group's nice once
-#                                          booted, default 0)
 # Scripts with the same (kernel, args, cpus, parallel) share one boot through
 # guest/run.sh, with tests/ shared as their cwd; lib/guest-driver.sh runs
 # them in name order.  A test prints "ok NAME" or "not ok NAME - reason"
@@ -131,13 +129,6 @@ group_scripts() {
 	while IFS='|' read -r _ _ _ to s _; do echo "$to:guest/$s"; done < "$dir/plan"
 }
 
-# group_nice: the nice of $dir's scripts (the first "# pxtest-nice:").
-group_nice() {
-	for s in $(cut -d'|' -f5 "$dir/plan"); do
-		sed -n 's/^# pxtest-nice: *\(-\{0,1\}[0-9][0-9]*\).*/\1/p' "$top/tests/guest/$s"
-	done | head -1
-}
-
 # group_times: sets total (120 s + the scripts' timeouts: the boot's
 # limit) and longest (the longest script's timeout) for $dir/plan.
 group_times() {
@@ -227,8 +218,7 @@ if [ -s "$res/groups-parallel" ]; then
 	done < "$res/groups-parallel" | sort -t'|' -k1,1nr > "$res/groups-parallel.order"
 	while IFS='|' read -r _ k args cpus par; do
 		group_dir "$k" "$args" "$cpus" "$par"
-		n=$(group_nice)
-		boot_group "$k" "$args" "$cpus" --no-lock --boot-nice -10 --nice "${n:-0}" &
+		boot_group "$k" "$args" "$cpus" --no-lock --boot-nice -10 &
 		bpid=$!
 		# Until it reached /init or ended (2 minutes at most: a hung
 		# boot is its own timeout's business).
