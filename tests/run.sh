@@ -192,9 +192,9 @@ collect_group() {
 
 # Groups of "# pxtest-parallel: yes" scripts (stress: no latency bounds, a
 # fixed duration, overcommit wanted) run side by side, after the others,
-# holding the guest lock together; the rest one by one.  They boot one at
-# a time, longest first, each at nice -10 until it reaches /init: six
-# guests booting at once beside busy ones took 33-75 s each.
+# holding the guest lock together; the rest one by one.  Longest first, at
+# most one boot per host CPU at a time, each at nice -10 until it reaches
+# /init: six guests booting at once beside busy ones took 33-75 s each.
 : > "$res/groups-parallel"
 while IFS='|' read -r k args cpus par; do
 	group_dir "$k" "$args" "$cpus" "$par"
@@ -216,18 +216,27 @@ if [ -s "$res/groups-parallel" ]; then
 		group_times
 		echo "$total|$k|$args|$cpus|$par"
 	done < "$res/groups-parallel" | sort -t'|' -k1,1nr > "$res/groups-parallel.order"
+	ncpu=$(nproc) booting=''
 	while IFS='|' read -r _ k args cpus par; do
 		group_dir "$k" "$args" "$cpus" "$par"
-		boot_group "$k" "$args" "$cpus" --no-lock --boot-nice -10 &
-		bpid=$!
-		# Until it reached /init or ended (2 minutes at most: a hung
-		# boot is its own timeout's business).
+		# One boot per host CPU at a time: wait until a booting guest
+		# reached /init or ended (2 minutes at most: a hung boot is its
+		# own timeout's business).
 		i=0
-		while [ $i -lt 1200 ] && kill -0 $bpid 2>/dev/null &&
-			! grep -q '^px-init: reached /init' "$dir/console.log" 2>/dev/null; do
+		while [ $i -lt 1200 ]; do
+			still=''
+			for b in $booting; do
+				kill -0 "${b%%:*}" 2>/dev/null &&
+					! grep -q '^px-init: reached /init' "${b#*:}/console.log" 2>/dev/null &&
+					still="$still $b"
+			done
+			booting=$still
+			[ "$(echo "$booting" | wc -w)" -ge "$ncpu" ] || break
 			sleep 0.1
 			i=$((i + 1))
 		done
+		boot_group "$k" "$args" "$cpus" --no-lock --boot-nice -10 &
+		booting="$booting $!:$dir"
 	done < "$res/groups-parallel.order"
 	wait
 	exec 9>&-

@@ -733,16 +733,17 @@ out:
  * user space, so it needs the CPU to notice: that is the inversion.
  *
  * Except every OWNER_NAP_EVERY_NS: a task blocking on the tail's mutex
- * spins in the kernel for as long as the tail is on its CPU (mutex
- * optimistic spinning ends when the owner leaves the CPU or the spinner
- * must reschedule), and the next owner of a chain spins on that one in
- * turn.  Proxy execution wakes blocked owners to move them, and a woken
- * first waiter spins again, in state D.  So the waiter, which waits for
- * the chain to be asleep before it locks, could wait for a spinner that
- * waits for the tail that waits for the waiter, with nothing else wanting
- * those CPUs to end it (seen: chain -D 3 --spread, 150 s, no iteration).
- * A short nap takes the tail off its CPU and ends the spins; it comes
- * long after the few microseconds a normal iteration waits here.
+ * spins in the kernel while the tail is on its CPU (mutex optimistic
+ * spinning ends when the owner leaves the CPU or the spinner must
+ * reschedule), the next owner of a chain may spin on that one in turn,
+ * and a woken first waiter spins with its state already D.  The waiter
+ * waits for the chain to sleep before it locks and the tail waits for
+ * the waiter: a cycle that only a reschedule on a spinner's CPU breaks,
+ * and on CPUs with nothing else to run that may never come (seen: chain
+ * -D 3 --spread, no iteration in 150 s, owner 0 R, owner 1 D, the tail
+ * polling).  A 50-us nap takes the tail off its CPU and ends the spins;
+ * it comes long after the microseconds a normal iteration waits here
+ * (owner_naps in the result counts them: some with proxy on and off).
  */
 #define OWNER_NAP_EVERY_NS	(20000 * NSEC_PER_USEC)
 
