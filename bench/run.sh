@@ -12,12 +12,12 @@
 #                        current  proxy on, the kernel's default
 #   --scenarios LIST   comma list of cfs,rt,dl,chain,xcpu,rename,cyclictest,
 #                      cyclictest-load,hackbench (default all)
-#   --duration SEC     seconds per scenario run (default 20; --quick 2)
+#   --duration SEC     seconds per scenario run (default 20; --quick 1)
 #   --cpus N           guest vCPUs (default 2)
 #   --repeat N         runs of every scenario per boot (default 1); the
 #                      table then shows medians and the p99 spread
 #   --burn USEC        owner critical section of the inversions (default 1000)
-#   --quick            CI size: 2 s per scenario, small hackbench (~2 min)
+#   --quick            CI size: 1 s per scenario, small hackbench (~1.5 min)
 #   --compare DIR      compare with a saved results folder, flag regressions
 #   --out DIR          results folder, must not exist or be empty (default
 #                      bench/results/<date-time>/)
@@ -73,7 +73,7 @@ while test $# -gt 0; do
 done
 # Sizes: hackbench "groups loops runs" and its guessed seconds per run.
 if [ -n "$quick" ]; then
-	: "${duration:=2}"; hb='2 50 3' hb_secs=2
+	: "${duration:=1}"; hb='2 50 3' hb_secs=2
 else
 	: "${duration:=20}"; hb='4 100 5' hb_secs=6
 fi

@@ -11,6 +11,9 @@
 #   --timeout SEC        hard limit for boot + command (default 600)
 #   --stall SEC          also kill the guest when the command's output has
 #                        not grown for SEC seconds, boot included (off)
+#   --first-output SEC   also kill the guest when the command has printed
+#                        nothing SEC seconds after QEMU started (off):
+#                        result "silent", a hang before the command ran
 #   --kvm                KVM instead of TCG (may hang at "Decompressing
 #                        Linux" here; the timeout still applies)
 #   --share DIR          host folder shared read-write at /px/share, the
@@ -31,11 +34,11 @@
 # folder at /px/out ($PX_REPO, $PX_OUT, $PX_SHARE).  Results in --out:
 # output.log (stdout+stderr, also streamed here), status, console.log,
 # dmesg.log, qemu-cmd (re-runnable), testid.txt, kernel.config, boot-time,
-# result (ok|hung|panic|nostatus).  The initramfs is rebuilt first if any of
+# result (ok|hung|silent|panic|nostatus).  The initramfs is rebuilt first if any of
 # its inputs changed (guest/mkinitramfs.sh), e.g. a new tool in build/tools/bin.
 #
-# Exit status: the command's own; 124 guest hung (killed at the timeout
-# or stall limit);
+# Exit status: the command's own; 124 guest hung (killed at the timeout,
+# stall or first-output limit);
 # 123 guest panicked; 122 guest stopped without reporting a status;
 # 2 usage; 1 setup error.
 #
@@ -59,6 +62,7 @@ checkarg() {
 die() { echo "run: $*" >&2; exit 1; }
 
 flavour=lean cpus=2 mem=1024 append='' timeout=600 stall='' accel=tcg share=$(pwd) out='' interactive='' dryrun='' lock=1
+first_output=''
 boot_nice='' run_nice=''
 while test $# -gt 0; do
 	case $1 in
@@ -68,6 +72,7 @@ while test $# -gt 0; do
 	--append) checkarg "$1" "${2-}" '^[^#]*$'; append=$2; shift ;;
 	--timeout) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
 	--stall) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; stall=$2; shift ;;
+	--first-output) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; first_output=$2; shift ;;
 	--kvm) accel=kvm ;;
 	--share) checkarg "$1" "${2-}" '.'; share=$2; shift ;;
 	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
@@ -179,7 +184,7 @@ tail -n +1 -f --pid="$qpid" "$out/output.log" &
 tpid=$!
 trap 'kill -KILL $qpid $tpid 2>/dev/null; echo "run: interrupted" >&2; exit 130' INT TERM HUP
 start=$(date +%s%N)
-boot_ms='' hung='' size=0 grew=$start
+boot_ms='' hung='' silent='' size=0 grew=$start
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s%N)
 	if [ -z "$boot_ms" ] && grep -q '^px-init: reached /init' "$out/console.log" 2>/dev/null; then
@@ -191,6 +196,9 @@ while kill -0 "$qpid" 2>/dev/null; do
 	fi
 	if [ $(( (now - start) / 1000000000 )) -ge "$timeout" ]; then
 		hung="after $timeout s"
+	elif [ -n "$first_output" ] && [ ! -s "$out/output.log" ] &&
+	     [ $(( (now - start) / 1000000000 )) -ge "$first_output" ]; then
+		hung="with no output in its first $first_output s" silent=1
 	elif [ -n "$stall" ]; then
 		n=$(stat -c %s "$out/output.log")
 		[ "$n" = "$size" ] || { size=$n; grew=$now; }
@@ -222,7 +230,7 @@ tail40() {
 	fi
 }
 if [ -n "$hung" ]; then
-	echo hung > "$out/result"
+	if [ -n "$silent" ]; then echo silent; else echo hung; fi > "$out/result"
 	echo "run: guest hung $hung, killed after $elapsed s" >&2
 	tail40
 	exit 124

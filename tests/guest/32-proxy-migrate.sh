@@ -9,8 +9,8 @@
 # With proxy_exec=disable the inversion shows (the hogs run ~100 ms bursts).
 #
 # Usage: sh 32-proxy-migrate.sh   (in the guest)
+# return=ttwu on the debug boot (lean: the bench's v4 mode).
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-boot: lean proxy_exec=disable
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
