@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # An unknown proxy_exec= value is reported and leaves the default (enabled),
-# and does not reach init's environment.
+# and does not reach init's environment.  Nothing timed: it boots beside
+# the soak (pxtest-parallel) instead of a boot of its own.
 #
 # Usage: sh 31-proxy-param.sh   (in the guest)
 # pxtest-boot: lean proxy_exec=bogus
+# pxtest-parallel: yes
 set -u
 . ./lib/pxtest.sh
 if dmesg | grep -q 'sched: unknown proxy_exec=bogus (want enable|disable\[,return=schedule|ttwu\]), keeping enable'; then
