@@ -16,7 +16,9 @@
 #
 # A finding: a guest check that failed ("not ok"), a console line matching
 # tests/console-badness.txt but not tests/console-allow.txt (as tests/run.sh),
-# a hung (exit 124) or panicked (123) guest, a boot without results.
+# /sys/kernel/warn_count changed during the soak (when the guest reports
+# it), a hung (exit 124) or panicked (123) guest, a boot without results.
+# Guest checks that did not run ("skip") are listed, not findings.
 # Results: summary.txt, summary.json, and per boot bootN-MODE/ (guest/run.sh's
 # console.log, output.log, ...; soak/ with the guest's records; badness).
 # Exit status: 0 no finding; 1 findings (the last line says the first);
@@ -108,6 +110,22 @@ while [ "$i" -le "$boots" ]; do
 		grep -vEf "$out/allow" > "$dir/badness" || true
 	nbad=$(wc -l < "$dir/badness")
 	[ "$nbad" = 0 ] || echo "kernel log: $nbad bad lines ($(categorize "$dir/badness")), first: $(head -1 "$dir/badness")" >> "$dir/findings"
+	# warn_count must not change (a WARN whose console line was lost still
+	# counts); the guest's own soak/warn-count check, when it failed, is
+	# already a finding above.
+	wcd=$(v warn_count_delta)
+	case $wcd in
+	'') warn="not reported" ;;
+	none) warn="not available in this kernel (not checked)" ;;
+	0) warn="unchanged ($(v warn_count_before) -> $(v warn_count_after))" ;;
+	*)
+		warn="changed by $wcd ($(v warn_count_before) -> $(v warn_count_after))"
+		grep -q '^not ok soak/warn-count' "$dir/output.log" 2>/dev/null ||
+			echo "warn_count $warn during the soak" >> "$dir/findings" ;;
+	esac
+	nok=$(grep -c '^ok ' "$dir/output.log" 2>/dev/null || true)
+	nnotok=$(grep -c '^not ok ' "$dir/output.log" 2>/dev/null || true)
+	nskip=$(grep -c '^skip ' "$dir/output.log" 2>/dev/null || true)
 	n=$(wc -l < "$dir/findings")
 	total=$((total + n))
 	[ -n "$first" ] || [ "$n" = 0 ] || first="boot $i ($mode): $(head -1 "$dir/findings")"
@@ -125,8 +143,10 @@ while [ "$i" -le "$boots" ]; do
 		say "  football: ball moved in $(v football_violations) of $(v football_games) games;" \
 			"--float: in $(v football_float_violations) of $(v football_float_games) (reported only)"
 		say "  cyclictest: $(v cyclictest_threads) threads, $(v cyclictest_cycles) cycles, avg $(v cyclictest_avg_us) us, max $(v cyclictest_max_us) us"
-		say "  warn_count delta: $(v warn_count_delta)"
+		say "  warn_count: $warn"
 	fi
+	say "  guest checks: ${nok:-0} ok, ${nnotok:-0} not ok, ${nskip:-0} skipped"
+	sed -n 's/^skip \(.*\)/  skipped: \1/p' "$dir/output.log" 2>/dev/null | tee -a "$out/summary.txt"
 	sed 's/^/  finding: /' "$dir/findings" | tee -a "$out/summary.txt"
 	case $result in hung|panic|nostatus)
 		say "  console tail ($dir/console.log):"
@@ -135,7 +155,7 @@ while [ "$i" -le "$boots" ]; do
 
 	# The boot's JSON: the guest's key=value totals (numbers stay numbers).
 	bj=$(awk -F= '{ k = $1; sub(/^[^=]*=/, ""); gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/[[:cntrl:]]/, "")
-		printf "%s\"%s\": %s", NR > 1 ? ", " : "", k, $0 ~ /^-?[0-9]+$/ ? $0 : "\"" $0 "\"" }' "$soak" 2>/dev/null || true)
+		printf "%s\"%s\": %s", (NR > 1 ? ", " : ""), k, ($0 ~ /^-?[0-9]+$/ ? $0 : "\"" $0 "\"") }' "$soak" 2>/dev/null || true)
 	fj=$(while IFS= read -r l; do printf '%s' "$l" | jstr; done < "$dir/findings" | paste -sd, -)
 	json="$json${json:+,
 }    {\"boot\": $i, \"append\": \"$append\", \"return\": \"$mode\", \"exit\": $rc, \"result\": \"$result\", \"bad_lines\": $nbad, \"findings\": [$fj], \"dir\": $(echo "$dir" | jstr), \"guest\": {$bj}}"
@@ -149,7 +169,7 @@ cat > "$out/summary.json" <<EOF
   "kernel": "$kernel",
   "cpus": $cpus,
   "seconds_per_boot": $secs,
-  "repo": $(git -C "$top" rev-parse HEAD 2>/dev/null | jstr),
+  "repo": $({ git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown; } | jstr),
   "findings": $total,
   "ok": $([ "$total" = 0 ] && echo true || echo false),
   "boots": [

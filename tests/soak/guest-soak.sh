@@ -65,7 +65,8 @@ grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
 # and restore it, and concurrent runs would restore each other's -1.
 rt_runtime=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 echo -1 > /proc/sys/kernel/sched_rt_runtime_us
-warn0=$(cat /sys/kernel/warn_count 2>/dev/null || echo 0)
+# WARN()s during the soak ("none": the kernel has no /sys/kernel/warn_count).
+warn0=$(cat /sys/kernel/warn_count 2>/dev/null || echo none)
 
 # lab LOOP NAME N TOOL ARGS...: one run (N iterations; 0: it has -d), one
 # line in lab-LOOP.tsv (one file per loop: appends to one file from several
@@ -259,7 +260,8 @@ if [ -n "$rmpid" ]; then
 	dmesg | grep -E 'locktorture|lock_torture|Writes:|End of test' > "$O/locktorture.txt"
 fi
 echo "$rt_runtime" > /proc/sys/kernel/sched_rt_runtime_us
-warn1=$(cat /sys/kernel/warn_count 2>/dev/null || echo 0)
+warn1=$(cat /sys/kernel/warn_count 2>/dev/null || echo none)
+case $warn0$warn1 in *none*) warn_delta=none ;; *) warn_delta=$((warn1 - warn0)) ;; esac
 cat "$O"/lab-*.tsv > "$O/lab.tsv" 2>/dev/null
 touch "$O/ww.tsv"
 
@@ -319,7 +321,9 @@ cyclictest_threads=$cyc_threads
 cyclictest_cycles=$cyc_cycles
 cyclictest_avg_us=$cyc_avg
 cyclictest_max_us=$cyc_max
-warn_count_delta=$((warn1 - warn0))
+warn_count_before=$warn0
+warn_count_after=$warn1
+warn_count_delta=$warn_delta
 EOF
 sed 's/^/# /' "$O/soak.txt"
 
@@ -360,6 +364,11 @@ skipped football || { [ "$fb_games" -gt 0 ] && [ "$fb_viol" = 0 ] && ok soak/foo
 echo "# football --float: ball moved in $fl_viol of $fl_games games (reported, not checked: tools/README.md)"
 [ "$cyc_threads" = "$ncpu" ] && [ "$cyc_cycles" -gt 0 ] && ok soak/cyclictest ||
 	notok soak/cyclictest "$cyc_threads threads, $cyc_cycles cycles: $(tail -3 "$O/cyclictest.txt")"
+# warn_count catches a WARN whose console line was lost or rate-limited.
+if [ "$warn_delta" = none ]; then skip soak/warn-count "no /sys/kernel/warn_count"
+elif [ "$warn_delta" = 0 ]; then ok soak/warn-count
+else notok soak/warn-count "warn_count rose by $warn_delta ($warn0 -> $warn1) during the soak"
+fi
 held=$(awk '!/^#/ && $2 != 0' /sys/kernel/debug/proxylab_state 2>/dev/null | wc -l)
 [ "$held" = 0 ] && [ ! -d /sys/fs/cgroup/pxinv-bg ] && [ ! -d /sys/fs/cgroup/pxrename-bg ] &&
 	ok soak/lab-clean-after || notok soak/lab-clean-after "$held lab mutexes held or a workload cgroup left"
