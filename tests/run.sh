@@ -7,7 +7,9 @@
 #   --kernel K     only the boots of kernel K (host unit tests still run)
 #   --keep         keep all old result folders (default: the newest 10)
 #
-# Host: every executable build/tests/unit/* is run.  Guest: every
+# Host: every executable build/tests/unit/* is run, then every executable
+# tests/host/*.sh (checks of the repository on the host, e.g. checkpatch;
+# "# pxtest-timeout: SEC" as below, default 120).  Guest: every
 # tests/guest/*.sh declares its boots in header lines
 #   # pxtest-boot: lean [kernel args]   (one line per boot)
 #   # pxtest-cpus: N                     (default 2)
@@ -116,6 +118,24 @@ for src in "$top"/tests/unit/*.c; do
 	echo "$name" | grep -qE -- "$only" || continue
 	[ -x "$top/build/tests/unit/$name" ] ||
 		report "SKIP [host] $name - not built: no build/tests/unit/$name (make unit)"
+done
+
+# Host checks: tests/host/NAME.sh, run from the top of the repository,
+# print ok/not ok/skip lines like the guest scripts; log in
+# $res/host/NAME.log.  Killed at their timeout.
+for s in "$top"/tests/host/*.sh; do
+	[ -f "$s" ] || continue
+	name=$(basename "$s")
+	echo "$name" | grep -qE -- "$only" || continue
+	if [ ! -x "$s" ]; then
+		report "SKIP [host] $name - not executable"
+		continue
+	fi
+	to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
+	log=$res/host/$(basename "$s" .sh).log
+	rc=0
+	(cd "$top" && timeout -s KILL "${to:-120}" "$s") > "$log" 2>&1 < /dev/null || rc=$?
+	parse "$log" host "$name" "$rc"
 done
 
 # The benchmark's self-test (bench/run.sh --quick, host side, boots its own
