@@ -75,13 +75,13 @@ TRACE_EVENT(sched_proxy_pick,
 	TP_ARGS(donor, owner, lock, depth),
 
 	TP_STRUCT__entry(
-		__array(	char,	donor_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	donor_pid			)
-		__array(	char,	owner_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	owner_pid			)
-		__field(	void *,	lock				)
-		__field(	int,	depth				)
-		__field(	int,	cpu				)
+		__array(char, donor_comm, TASK_COMM_LEN)
+		__field(pid_t, donor_pid)
+		__array(char, owner_comm, TASK_COMM_LEN)
+		__field(pid_t, owner_pid)
+		__field(void *, lock)
+		__field(int, depth)
+		__field(int, cpu)
 	),
 
 	TP_fast_assign(
@@ -113,14 +113,14 @@ TRACE_EVENT(sched_proxy_abort,
 	TP_ARGS(donor, owner, lock, depth, reason),
 
 	TP_STRUCT__entry(
-		__array(	char,	donor_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	donor_pid			)
-		__field(	pid_t,	owner_pid			)
-		__field(	int,	owner_cpu			)
-		__field(	void *,	lock				)
-		__field(	int,	depth				)
-		__field(	int,	cpu				)
-		__field(	int,	reason				)
+		__array(char, donor_comm, TASK_COMM_LEN)
+		__field(pid_t, donor_pid)
+		__field(pid_t, owner_pid)
+		__field(int, owner_cpu)
+		__field(void *, lock)
+		__field(int, depth)
+		__field(int, cpu)
+		__field(int, reason)
 	),
 
 	TP_fast_assign(
@@ -155,13 +155,13 @@ TRACE_EVENT(sched_proxy_switch,
 	TP_ARGS(prev, prev_donor, next, next_donor),
 
 	TP_STRUCT__entry(
-		__field(	pid_t,	prev_pid			)
-		__field(	pid_t,	prev_donor_pid			)
-		__array(	char,	next_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	next_pid			)
-		__array(	char,	next_donor_comm, TASK_COMM_LEN	)
-		__field(	pid_t,	next_donor_pid			)
-		__field(	int,	next_donor_prio			)
+		__field(pid_t, prev_pid)
+		__field(pid_t, prev_donor_pid)
+		__array(char, next_comm, TASK_COMM_LEN)
+		__field(pid_t, next_pid)
+		__array(char, next_donor_comm, TASK_COMM_LEN)
+		__field(pid_t, next_donor_pid)
+		__field(int, next_donor_prio)
 	),
 
 	TP_fast_assign(
@@ -190,11 +190,11 @@ TRACE_EVENT(sched_proxy_migrate,
 	TP_ARGS(donor, owner, src_cpu, dst_cpu),
 
 	TP_STRUCT__entry(
-		__array(	char,	donor_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	donor_pid			)
-		__field(	pid_t,	owner_pid			)
-		__field(	int,	src_cpu				)
-		__field(	int,	dst_cpu				)
+		__array(char, donor_comm, TASK_COMM_LEN)
+		__field(pid_t, donor_pid)
+		__field(pid_t, owner_pid)
+		__field(int, src_cpu)
+		__field(int, dst_cpu)
 	),
 
 	TP_fast_assign(
@@ -219,11 +219,11 @@ TRACE_EVENT(sched_proxy_return,
 	TP_ARGS(p, src_cpu, dst_cpu, strategy),
 
 	TP_STRUCT__entry(
-		__array(	char,	comm,	TASK_COMM_LEN		)
-		__field(	pid_t,	pid				)
-		__field(	int,	src_cpu				)
-		__field(	int,	dst_cpu				)
-		__field(	int,	strategy			)
+		__array(char, comm, TASK_COMM_LEN)
+		__field(pid_t, pid)
+		__field(int, src_cpu)
+		__field(int, dst_cpu)
+		__field(int, strategy)
 	),
 
 	TP_fast_assign(
@@ -247,11 +247,11 @@ DECLARE_EVENT_CLASS(sched_proxy_sleeping_owner_template,
 	TP_ARGS(donor, owner),
 
 	TP_STRUCT__entry(
-		__array(	char,	donor_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	donor_pid			)
-		__array(	char,	owner_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	owner_pid			)
-		__field(	int,	cpu				)
+		__array(char, donor_comm, TASK_COMM_LEN)
+		__field(pid_t, donor_pid)
+		__array(char, owner_comm, TASK_COMM_LEN)
+		__field(pid_t, owner_pid)
+		__field(int, cpu)
 	),
 
 	TP_fast_assign(
@@ -289,11 +289,11 @@ TRACE_EVENT(sched_proxy_handoff,
 	TP_ARGS(lock, owner, to, kind),
 
 	TP_STRUCT__entry(
-		__field(	void *,	lock				)
-		__field(	pid_t,	owner_pid			)
-		__array(	char,	to_comm,	TASK_COMM_LEN	)
-		__field(	pid_t,	to_pid				)
-		__field(	int,	kind				)
+		__field(void *, lock)
+		__field(pid_t, owner_pid)
+		__array(char, to_comm, TASK_COMM_LEN)
+		__field(pid_t, to_pid)
+		__field(int, kind)
 	),
 
 	TP_fast_assign(
