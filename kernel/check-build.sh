@@ -4,10 +4,15 @@
 # only the directories a patch touches, with the lean config plus
 # CONFIG_PROXY_EXEC=y or =n.  Not a replacement for kernel/build.sh.
 #
-# Usage: kernel/check-build.sh y|n [dir ...]   (default: kernel/sched kernel/locking)
+# With up: =y on a uniprocessor kernel (CONFIG_SMP=n).
+#
+# Usage: kernel/check-build.sh y|n|up [dir ...]   (default: kernel/sched kernel/locking)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-pe=${1:?usage: kernel/check-build.sh y|n [dir ...]}
+pe=${1:?usage: kernel/check-build.sh y|n|up [dir ...]}
+want=$pe
+[ "$pe" != up ] || want=y
+case $pe in y|n|up) ;; *) echo "check-build: y, n or up, not '$pe'" >&2; exit 2 ;; esac
 shift
 tree=${PX_DEV_TREE:-$top/build/linux-dev}
 obj=$top/build/obj-dev-$pe
@@ -25,15 +30,23 @@ if [ ! -f "$obj/.config" ]; then
 	[ -f "$top/build/obj-lean/.config" ] || { echo "check-build: build the lean kernel first" >&2; exit 1; }
 	cp "$top/build/obj-lean/.config" "$obj/.config"
 fi
-sed -i '/CONFIG_PROXY_EXEC/d' "$obj/.config"
-if [ "$pe" = y ]; then echo CONFIG_PROXY_EXEC=y; else echo '# CONFIG_PROXY_EXEC is not set'; fi >> "$obj/.config"
+sed -i -e '/CONFIG_PROXY_EXEC/d' -e '/CONFIG_SMP[= ]/d' "$obj/.config"
+case $pe in
+y) echo CONFIG_PROXY_EXEC=y ;;
+n) echo '# CONFIG_PROXY_EXEC is not set' ;;
+up) printf 'CONFIG_PROXY_EXEC=y\n# CONFIG_SMP is not set\n' ;;
+esac >> "$obj/.config"
 make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
 { make -s -C "$tree" O="$obj" CC="ccache gcc" -j"${JOBS:-1}" "$@" 2>&1; echo $? > "$obj/.status"; } | grep -v '^WARN: multiple IDs' || :
 [ "$(cat "$obj/.status")" = 0 ] || { echo "check-build: PROXY_EXEC=$pe $* FAILED" >&2; exit 1; }
 # Before the Kconfig patch the symbol does not exist; after it, it must stick.
 if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
-   ! grep -q "CONFIG_PROXY_EXEC=$pe\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"; then
+   ! grep -q "CONFIG_PROXY_EXEC=$want\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"; then
 	echo "check-build: CONFIG_PROXY_EXEC=$pe did not survive olddefconfig" >&2
+	exit 1
+fi
+if [ "$pe" = up ] && grep -q '^CONFIG_SMP=y' "$obj/.config"; then
+	echo "check-build: CONFIG_SMP=n did not survive olddefconfig" >&2
 	exit 1
 fi
 echo "check-build: PROXY_EXEC=$pe $* ok"

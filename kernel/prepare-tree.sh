@@ -6,7 +6,7 @@
 # Usage: kernel/prepare-tree.sh [--force]
 #
 # Idempotent: if the tree's commits on top of the base already match the
-# series (by patch-id), nothing is touched, so file mtimes stay and make
+# series (by whitespace-sensitive patch-id), nothing is touched, so file mtimes stay and make
 # rebuilds only what changed.  A patch that fails to apply stops here,
 # naming the patch and showing the conflict.
 set -eu
@@ -64,10 +64,10 @@ want=$(mktemp); have=$(mktemp)
 trap 'rm -f "$want" "$have"' 0
 grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r p; do
 	[ -f "$patches/$p" ] || die "series names $p but kernel/patches/$p is missing"
-	git patch-id --stable < "$patches/$p" | cut -d' ' -f1
+	git patch-id --verbatim < "$patches/$p" | cut -d' ' -f1
 done > "$want"
 git log --reverse --format=%H pristine..HEAD | while read -r c; do
-	git show "$c" | git patch-id --stable | cut -d' ' -f1
+	git show "$c" | git patch-id --verbatim | cut -d' ' -f1
 done > "$have"
 
 if cmp -s "$want" "$have"; then

@@ -732,34 +732,16 @@ out:
  * would turn every scenario into a sleeping-owner one.  It polls from
  * user space, so it needs the CPU to notice: that is the inversion.
  *
- * Except every OWNER_NAP_EVERY_NS: a task blocking on the tail's mutex
- * spins in the kernel while the tail is on its CPU (mutex optimistic
- * spinning ends when the owner leaves the CPU or the spinner must
- * reschedule), the next owner of a chain may spin on that one in turn,
- * and a woken first waiter spins with its state already D.  The waiter
- * waits for the chain to sleep before it locks and the tail waits for
- * the waiter: a cycle that only a reschedule on a spinner's CPU breaks,
- * and on CPUs with nothing else to run that may never come (seen: chain
- * -D 3 --spread, no iteration in 150 s, owner 0 R, owner 1 D, the tail
- * polling).  A 50-us nap takes the tail off its CPU and ends the spins;
- * it comes long after the microseconds a normal iteration waits here
- * (owner_naps in the result counts them: some with proxy on and off).
+ * The owners of the chain before it must sleep meanwhile.  A task that
+ * blocks on a mutex whose owner is itself a waiter does not spin on it
+ * (the kernel's mutex_spin_on_owner()), so the owners of the chain sleep
+ * and nothing keeps the waiter from blocking.
  */
-#define OWNER_NAP_EVERY_NS	(20000 * NSEC_PER_USEC)
-
 static bool wait_waiter_blocked(void)
 {
-	const struct timespec nap = { 0, 50000 };
-	uint64_t next_nap = px_now_ns() + OWNER_NAP_EVERY_NS;
-
 	while (px_task_state(sh->waiter_pid) != 'D') {
 		if (sh->failed)
 			return false;
-		if (px_now_ns() < next_nap)
-			continue;
-		nanosleep(&nap, NULL);
-		__atomic_fetch_add(&sh->owner_naps, 1, __ATOMIC_RELAXED);
-		next_nap = px_now_ns() + OWNER_NAP_EVERY_NS;
 	}
 	return true;
 }
@@ -1449,7 +1431,6 @@ static void json_checks(struct px_json *j, const struct verdict *v)
 		json_u64_array(j, "chain_acquired", sh->chain_acq, env.depth - 1);
 		px_json_u64(j, "hog_bursts", sh->hog_bursts);
 		px_json_u64(j, "hog_capped", sh->hog_capped);
-		px_json_u64(j, "owner_naps", sh->owner_naps);
 		used = env.depth;
 	}
 	if (v->have_state)

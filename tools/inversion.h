@@ -84,7 +84,6 @@ struct inv_shared {
 	uint64_t	waiter_acq;
 	uint64_t	iterations;			/* completed */
 	uint64_t	hog_bursts, hog_capped;
-	uint64_t	owner_naps;	/* wait_waiter_blocked() escapes */
 	uint64_t	mlock_failed;			/* children without mlockall() */
 
 	/* football */

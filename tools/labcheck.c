@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -101,6 +102,8 @@ static const char *ename(int err)
 	case EDEADLK:	return "EDEADLK";
 	case EINTR:	return "EINTR";
 	case ENOTTY:	return "ENOTTY";
+	case EBUSY:	return "EBUSY";
+	case ESRCH:	return "ESRCH";
 	default:
 		snprintf(buf, sizeof(buf), "errno %d (%s)", err, strerror(err));
 		return buf;
@@ -421,6 +424,94 @@ static void test_release(void)
 	check_free("close-releases", a);
 }
 
+/*
+ * A mutex never outlives its holder.  The holder exits without closing
+ * its file while a fork child still has the file open: the exit's
+ * implicit close unlocks, not the child's last close much later.
+ */
+static void test_exit_with_child(void)
+{
+	int a = base + 6, holder, pipefd[2];
+	pid_t pid, gc = -1;
+
+	if (pipe(pipefd))
+		px_fatal(1, "pipe");
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		if (lock_err(cfd, a, 0, NULL))
+			_exit(1);
+		gc = fork();	/* inherits cfd and keeps it open */
+		if (!gc) {
+			pause();
+			_exit(0);
+		}
+		if (gc < 0 || write(pipefd[1], &gc, sizeof(gc)) != sizeof(gc))
+			_exit(1);
+		_exit(0);	/* exits holding a; gc has the file */
+	}
+	if (read(pipefd[0], &gc, sizeof(gc)) != sizeof(gc))
+		gc = -1;
+	close(pipefd[0]);
+	close(pipefd[1]);
+	check("exit-with-child-status", wait_child(pid, 3000) == 0 && gc > 0,
+	      "holder could not lock or fork");
+	holder = state_holder(a);
+	check("exit-with-child-debugfs-clear", holder == -1 || holder == 0,
+	      "debugfs holder of %d is %d after its holder %d exited", a, holder, pid);
+	check_free("exit-with-child-releases", a);
+	if (gc > 0)
+		kill(gc, SIGKILL);	/* not our child: init reaps it */
+}
+
+struct thread_lock {
+	int fd, idx, err;
+};
+
+static void *thread_lock_fn(void *arg)
+{
+	struct thread_lock *t = arg;
+
+	t->err = lock_err(t->fd, t->idx, 0, NULL);
+	return NULL;
+}
+
+/* A task whose file table is shared could exit without closing: refused. */
+static void test_threads_refused(int fd)
+{
+	struct thread_lock t = { .fd = fd, .idx = base + 7, .err = -1 };
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, thread_lock_fn, &t)) {
+		check("thread-lock-refused", false, "pthread_create failed");
+		return;
+	}
+	pthread_join(th, NULL);
+	check_errno("thread-lock-refused", t.err, EBUSY);
+	if (!t.err)
+		unlock_err(fd, t.idx);
+	check_free("thread-lock-refused", t.idx);
+}
+
+/* PROXYLAB_IOC_WAKE's error paths. */
+static void test_wake(int fd)
+{
+	int32_t pid = 0;
+	pid_t child;
+
+	check_errno("wake-pid-0", ioctl(fd, PROXYLAB_IOC_WAKE, &pid) ? errno : 0, EINVAL);
+	child = fork();
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	pid = child;	/* reaped: no such task now */
+	check_errno("wake-no-such-pid", ioctl(fd, PROXYLAB_IOC_WAKE, &pid) ? errno : 0, ESRCH);
+	pid = getpid();	/* running: not woken */
+	check("wake-running-is-0", ioctl(fd, PROXYLAB_IOC_WAKE, &pid) == 0,
+	      "WAKE of the running caller returned %s", ename(errno));
+}
+
 /* A contended LOCK reports the time the owner held the mutex. */
 static void test_wait_ns(int fd)
 {
@@ -526,6 +617,9 @@ int main(int argc, char **argv)
 	test_sleep_eintr();
 	test_lock_interruptible(fd);
 	test_release();
+	test_exit_with_child();
+	test_threads_refused(fd);
+	test_wake(fd);
 	test_wait_ns(fd);
 	test_burn(fd);
 	check("nothing-held-at-end", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));

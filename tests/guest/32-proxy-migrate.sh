@@ -32,6 +32,10 @@ grep -qw 'proxy_exec=disable' /proc/cmdline && proxy=off
 px_record "$T/x" -e sched_proxy inversion xcpu -c 0,1 -b 2000 -n 10 -q -o "$T/x.json"
 rc=$px_rc
 [ $rc = 0 ] && ok mig/xcpu-runs || notok mig/xcpu-runs "exit $rc: $(tail -c 300 "$T/x.out")"
+if [ $proxy = on ]; then
+	[ "$px_empty" = 0 ] && ok mig/xcpu-trace ||
+		notok mig/xcpu-trace "empty trace: no sched_proxy event with proxy execution on"
+fi
 p50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/x.json" | head -1)
 echo "# xcpu ($proxy, return=$strategy): p50 ${p50:-?} ns; $(grep -c sched_proxy_migrate: "$T/x.txt") migrations, $(grep -c sched_proxy_return: "$T/x.txt") returns"
 # Chains of depth 1..4 with each owner on another CPU (owner k on CPU
@@ -50,8 +54,7 @@ chain_case() {	# NAME DEPTH inversion-args...
 	rc=$?
 	c50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
 	cnt=$(sed -n 's/^ *"count": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
-	naps=$(sed -n 's/^ *"owner_naps": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
-	echo "# chain -D $d $name ($proxy, return=$strategy): p50 ${c50:-?} ns, $cnt waits, owner naps ${naps:-?}"
+	echo "# chain -D $d $name ($proxy, return=$strategy): p50 ${c50:-?} ns, $cnt waits"
 	if [ $rc != 0 ] || [ "$cnt" != 5 ]; then
 		# The whole output: on a timeout inversion prints its threads'
 		# states and kernel stacks, the evidence of a stall.

@@ -37,6 +37,10 @@ rec() {
 	name=$1; shift
 	px_record "$T/$name" -e sched_proxy -e sched:sched_switch inversion "$@" -q
 	[ "$px_rc" = 0 ] || { notok "tp/$name-record" "$(tail -c 300 "$T/$name.out")"; return 1; }
+	if [ "$px_empty" = 1 ] && ! grep -qw 'proxy_exec=disable' /proc/cmdline; then
+		notok "tp/$name-record" "empty trace: no sched_proxy event with proxy execution on"
+		return 1
+	fi
 	echo "# $name: $(grep -c 'sched_proxy_' "$T/$name.txt") sched_proxy events"
 }
 count() { grep "$1" "$T/$2.txt" | grep -c "${3:-.}"; }

@@ -43,6 +43,9 @@ rec() {
 	px_record "$T/$name" -b 8192 $EVENTS \
 		sh -c 'inversion "$@"; echo $? > '"$T/$name.rc" sh "$@" -q -o "$T/$name.json"
 	cat "$T/$name.out"
+	if [ "$px_empty" = 1 ] && ! grep -qw 'proxy_exec=disable' /proc/cmdline; then
+		notok "pm/$name-trace" "empty trace: no sched_proxy event with proxy execution on"
+	fi
 	rc=$(cat "$T/$name.rc" 2> /dev/null || echo none)
 	[ "$rc" = 4 ] && ok "pm/$name-break-exit" ||
 		notok "pm/$name-break-exit" "inversion exit status $rc, want 4 (--break tripped)"

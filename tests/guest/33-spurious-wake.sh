@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A blocked mutex waiter woken for no reason -- thousands of stray
+# wakeups from another CPU while its owner runs on its scheduling context
+# -- goes back to D after each round and acquires normally once the owner
+# unlocks (spurwake).  A waiter left TASK_RUNNING but still blocked stays
+# R, is only ever used as a donor and is never woken again.  With proxy
+# execution on and off, and on the debug kernel, whose find_proxy_task()
+# warns about a blocked task in TASK_RUNNING (the runner scans the console).
+#
+# Usage: sh 33-spurious-wake.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: debug
+# pxtest-cpus: 4
+# pxtest-timeout: 240
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/spurwake.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+
+if ! command -v spurwake > /dev/null; then
+	notok spurwake/run "spurwake not in the image"
+	finish
+fi
+# SCHED_FIFO waiter over a CFS owner on CPU 1, then an RT-over-RT-free
+# variant on CPU 2 with more wakeups a round.
+for args in "-c 1" "-c 2 -p 50 -n 6000 -r 2"; do
+	spurwake $args > "$T/out" 2>&1
+	rc=$?
+	sed "s|^\(not \)\{0,1\}ok spurwake/|&$(echo "$args" | tr -d ' -')-|" "$T/out"
+	[ $rc -le 1 ] || notok "spurwake/$(echo "$args" | tr -d ' -')-setup" "exit $rc: $(tail -c 300 "$T/out")"
+done
+finish

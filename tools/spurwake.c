@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spurwake - wake a blocked mutex waiter for no reason, many times, and
+ * check that it goes back to waiting and then acquires normally.
+ *
+ * An owner holds a lab mutex and spins in user space on CPU --cpu; a
+ * waiter (SCHED_FIFO --prio, same CPU) blocks on it, so that with proxy
+ * execution the owner runs on the waiter's scheduling context.  From
+ * another CPU, PROXYLAB_IOC_WAKE then wakes the waiter --pokes times per
+ * round, as a late wake_q entry or a spurious wakeup would.  After each
+ * round the waiter must be back in D (sleeping in mutex_lock_killable())
+ * within --settle: a waiter left TASK_RUNNING but still blocked stays R,
+ * is never woken again and is only ever used as a donor.  Then the owner
+ * unlocks: the waiter must acquire, with no stale blocked_on afterwards.
+ *
+ * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol) and
+ * exits 1 if any check failed, 2 on bad arguments or a broken setup.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/proxylab.h>
+
+#include "pxutil.h"
+
+#define DEV_PATH	"/dev/proxylab"
+
+static struct env {
+	int cpu;
+	int prio;
+	int idx;
+	long rounds;
+	long pokes;
+	uint64_t gap_ns;
+	uint64_t settle_ns;
+} env = {
+	.cpu = 0,
+	.prio = 10,
+	.idx = 0,
+	.rounds = 4,
+	.pokes = 3000,
+	.gap_ns = 50000,
+	.settle_ns = 2000000000ULL,
+};
+
+struct shared {
+	volatile int owner_ready;
+	volatile int stop;
+	volatile int waiter_locked;
+	volatile int waiter_blocked_on;	/* BLOCKED_ON after acquiring */
+	volatile uint64_t wait_ns;
+};
+
+static struct shared *sh;
+static int failed;
+
+static void __attribute__((format(printf, 3, 4)))
+check(const char *name, bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		printf("ok spurwake/%s\n", name);
+	} else {
+		failed = 1;
+		printf("not ok spurwake/%s - ", name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
+static void nsleep(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);
+}
+
+static int lab_open(void)
+{
+	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		px_fatal(2, "cannot open %s", DEV_PATH);
+	return fd;
+}
+
+static void run_owner(void)
+{
+	struct proxylab_lock arg = { .idx = env.idx };
+	int fd = lab_open();
+
+	if (px_pin_self(env.cpu) || ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
+		_exit(1);
+	sh->owner_ready = 1;
+	while (!sh->stop)
+		;	/* on the CPU, in user space: the waiter's donation runs this */
+	_exit(ioctl(fd, PROXYLAB_IOC_UNLOCK, &arg.idx) ? 1 : 0);
+}
+
+static void run_waiter(void)
+{
+	struct proxylab_lock arg = { .idx = env.idx };
+	uint32_t bo = 1;
+	int fd = lab_open();
+
+	if (px_pin_self(env.cpu) || px_set_fifo(env.prio))
+		_exit(1);
+	if (ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
+		_exit(1);
+	sh->wait_ns = arg.wait_ns;
+	if (ioctl(fd, PROXYLAB_IOC_BLOCKED_ON, &bo))
+		bo = errno == ENOTTY ? 0 : 1;
+	sh->waiter_blocked_on = bo;
+	sh->waiter_locked = 1;
+	_exit(ioctl(fd, PROXYLAB_IOC_UNLOCK, &arg.idx) ? 1 : 0);
+}
+
+/* @pid is in state D for 5 samples 5 ms apart, within @ns. */
+static bool settles_in_d(pid_t pid, uint64_t ns, char *last)
+{
+	uint64_t end = px_now_ns() + ns;
+	int in_d = 0;
+
+	do {
+		*last = px_task_state(pid);
+		in_d = *last == 'D' ? in_d + 1 : 0;
+		if (in_d >= 5)
+			return true;
+		nsleep(5000000);
+	} while (px_now_ns() < end);
+	return false;
+}
+
+/* Wait for @pid up to @ms, SIGKILL it after that.  Exit status or -1. */
+static int reap(pid_t pid, long ms)
+{
+	int status;
+
+	for (; ms > 0; ms -= 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		nsleep(10000000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+static pid_t spawn(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		px_fatal(2, "fork");
+	if (!pid)
+		fn();
+	return pid;
+}
+
+static const char doc[] =
+"Wake a blocked mutex waiter spuriously; it must go back to D and acquire.\n"
+"\n"
+"USAGE: spurwake [-c CPU] [-p PRIO] [-r ROUNDS] [-n POKES] [-g GAP] [-s SETTLE] [-m IDX]\n"
+"\n"
+"Needs two online CPUs: the pair runs on CPU, the wakeups come from another.\n"
+"Prints ok/not ok lines; exits 1 if a check failed, 2 on bad input.\n"
+"\n"
+"EXAMPLES:\n"
+"    spurwake                 # 4 rounds of 3000 wakeups, pair on CPU 0\n"
+"    spurwake -c 1 -n 10000   # pair on CPU 1, 10000 wakeups a round\n";
+
+static const struct argp_option opts[] = {
+	{ "cpu", 'c', "CPU", 0, "CPU of the owner and the waiter (default 0)", 0 },
+	{ "prio", 'p', "PRIO", 0, "SCHED_FIFO priority of the waiter (default 10)", 0 },
+	{ "rounds", 'r', "N", 0, "rounds of wakeups (default 4)", 0 },
+	{ "pokes", 'n', "N", 0, "wakeups per round (default 3000)", 0 },
+	{ "gap", 'g', "TIME", 0, "pause after a wakeup that woke the waiter (default 50us)", 0 },
+	{ "settle", 's', "TIME", 0, "time to be back in D after a round (default 2s)", 0 },
+	{ "mutex", 'm', "IDX", 0, "lab mutex to use (default 0)", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'c':
+		env.cpu = px_arg_long(state, "CPU", arg, 0, 4095);
+		break;
+	case 'p':
+		env.prio = px_arg_long(state, "priority", arg, 1, 99);
+		break;
+	case 'r':
+		env.rounds = px_arg_long(state, "rounds", arg, 1, 1000);
+		break;
+	case 'n':
+		env.pokes = px_arg_long(state, "wakeups", arg, 1, 10000000);
+		break;
+	case 's':
+		env.settle_ns = px_arg_duration_ns(state, "settle time", arg, 1000000000ULL,
+						   1000000ULL, 600000000000ULL);
+		break;
+	case 'g':
+		env.gap_ns = px_arg_duration_ns(state, "gap", arg, 1000ULL, 0, 1000000000ULL);
+		break;
+	case 'm':
+		env.idx = px_arg_long(state, "mutex index", arg, 0, PROXYLAB_NR_MUTEXES - 1);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
+	long r, i, woken = 0, busy = 0;
+	pid_t owner, waiter;
+	int fd, poker_cpu, rc;
+	cpu_set_t online;
+	char last = '?';
+	bool settled = true;
+
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	if (px_online_cpus(&online) || !CPU_ISSET(env.cpu, &online) || CPU_COUNT(&online) < 2)
+		px_fatalx(2, "need CPU %d online and a second online CPU", env.cpu);
+	for (poker_cpu = 0; poker_cpu == env.cpu || !CPU_ISSET(poker_cpu, &online); poker_cpu++)
+		;
+	if (px_pin_self(poker_cpu))
+		px_fatal(2, "cannot pin to CPU %d", poker_cpu);
+	fd = lab_open();
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		px_fatal(2, "mmap");
+
+	owner = spawn(run_owner);
+	for (i = 0; !sh->owner_ready && i < 500; i++)
+		nsleep(10000000);
+	if (!sh->owner_ready) {
+		reap(owner, 0);
+		px_fatalx(2, "the owner did not lock mutex %d within 5 s", env.idx);
+	}
+	waiter = spawn(run_waiter);
+	if (!settles_in_d(waiter, 5000000000ULL, &last)) {
+		sh->stop = 1;
+		reap(waiter, 1000);
+		reap(owner, 1000);
+		px_fatalx(2, "the waiter never blocked (state %c)", last);
+	}
+
+	for (r = 0; r < env.rounds && settled; r++) {
+		for (i = 0; i < env.pokes; i++) {
+			rc = ioctl(fd, PROXYLAB_IOC_WAKE, &waiter);
+			if (rc < 0) {
+				sh->stop = 1;
+				reap(waiter, 1000);
+				reap(owner, 1000);
+				px_fatal(2, "PROXYLAB_IOC_WAKE");
+			}
+			if (rc > 0) {
+				woken++;
+				/* Let it run and go back to sleep: the next one hits a new window. */
+				if (env.gap_ns)
+					nsleep(env.gap_ns);
+			} else {
+				busy++;
+			}
+		}
+		settled = settles_in_d(waiter, env.settle_ns, &last);
+	}
+	check("back-to-D", settled,
+	      "round %ld of %ld: the waiter stayed in state %c for %" PRIu64 " ms after its wakeups",
+	      r, env.rounds, last, env.settle_ns / 1000000);
+	/*
+	 * Proof that the wakeups reached a sleeping waiter at all.  Most find
+	 * it still awake from the previous one (an IPI to its CPU takes a
+	 * while under emulation), so only ask for one per round.
+	 */
+	check("woken", woken >= r,
+	      "only %ld of %ld wakeups found the waiter asleep in %ld rounds", woken,
+	      woken + busy, r);
+	printf("# %ld wakeups woke the waiter, %ld found it awake\n", woken, busy);
+
+	sh->stop = 1;
+	rc = reap(waiter, 5000);
+	check("acquired", rc == 0 && sh->waiter_locked,
+	      "waiter exit %d, locked %d, within 5 s of the owner's unlock", rc, sh->waiter_locked);
+	check("no-stale-blocked-on", !sh->waiter_locked || !sh->waiter_blocked_on,
+	      "blocked_on still set after the waiter acquired");
+	rc = reap(owner, 2000);
+	check("owner-unlocked", rc == 0, "owner exit %d", rc);
+	close(fd);
+	return failed;
+}
