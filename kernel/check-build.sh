@@ -15,7 +15,7 @@ want=$pe
 case $pe in y|n|up) ;; *) echo "check-build: y, n or up, not '$pe'" >&2; exit 2 ;; esac
 shift
 tree=${PX_DEV_TREE:-$top/build/linux-dev}
-obj=$top/build/obj-dev-$pe
+obj=$top/build/obj-check-$(basename "$tree")-$pe
 [ $# -gt 0 ] || set -- kernel/sched/ kernel/locking/
 # make builds a directory only when it is named with a trailing slash.
 for d; do
