@@ -6,11 +6,15 @@
 # unlocks (spurwake).  A waiter left TASK_RUNNING but still blocked stays
 # R, is only ever used as a donor and is never woken again.  With proxy
 # execution on and off, and on the debug kernel, whose find_proxy_task()
-# warns about a blocked task in TASK_RUNNING (the runner scans the console).
+# warns about a blocked task in TASK_RUNNING (the runner scans the console);
+# also under preempt=none and preempt=voluntary (PREEMPT_DYNAMIC), where
+# the boot must report the model it was asked for.
 #
 # Usage: sh 33-spurious-wake.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean preempt=none
+# pxtest-boot: lean preempt=voluntary
 # pxtest-boot: debug
 # pxtest-cpus: 4
 # pxtest-timeout: 240
@@ -20,6 +24,11 @@ T=${TMPDIR-/tmp}/spurwake.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' 0
 
+want=$(sed -n 's/.*preempt=\([a-z]*\).*/\1/p' /proc/cmdline)
+if [ -n "$want" ]; then
+	got=$(dmesg | sed -n 's/.*Dynamic Preempt: \([a-z]*\).*/\1/p' | tail -1)
+	check spurwake/preempt-model "asked for preempt=$want, dmesg says '$got'" [ "$got" = "$want" ]
+fi
 if ! command -v spurwake > /dev/null; then
 	notok spurwake/run "spurwake not in the image"
 	finish

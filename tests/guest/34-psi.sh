@@ -5,11 +5,14 @@
 # a donor returned through a wakeup): after rounds of the sleep-owner,
 # cross-CPU and chain scenarios, an idle guest shows no CPU pressure and
 # the kernel printed no "psi: inconsistent task state".  With proxy
-# execution on, off, and on the debug kernel with return=ttwu.
+# execution on, off, under preempt=none and =voluntary, and on the debug
+# kernel with return=ttwu.
 #
 # Usage: sh 34-psi.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean preempt=none
+# pxtest-boot: lean preempt=voluntary
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 300
