@@ -155,6 +155,22 @@ for s in rt cfs; do
 	fi
 done
 
+# Not a median: hog_capped counts the iterations in which the waiter
+# waited out a whole hog burst (the 100 ms cap), i.e. proxy execution did
+# not help at all.  None may with proxy on; with it off, most do.
+for s in rt dl chain xcpu sleep-owner; do
+	[ -f "$T/$s.json" ] || continue
+	capped=$(jfield "$T/$s.json" hog_capped checks)
+	n=$(jfield "$T/$s.json" count latency)
+	if [ $proxy = on ]; then
+		[ "$capped" = 0 ] && ok "lab/$s-none-hog-capped" ||
+			notok "lab/$s-none-hog-capped" "${capped:-?} of $n waits lasted a whole hog burst with proxy on"
+	else
+		[ "${capped:-0}" -ge $((n / 2)) ] && ok "lab/$s-hog-capped-shown" ||
+			notok "lab/$s-hog-capped-shown" "only ${capped:-?} of $n waits lasted a hog burst with proxy off"
+	fi
+done
+
 # sleep-owner: the owner sleeps 1 ms, then burns 0.2 ms.  With proxy off
 # the hogs starve it once it wakes (about the 100 ms hog cap).  With it on,
 # the waiter is parked on the sleeping owner and woken with it, and the
