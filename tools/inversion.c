@@ -579,6 +579,23 @@ static bool wait_blocked(pid_t pid)
 }
 
 /*
+ * px_pin_self(), waiting up to 2 s while @cpu is offline (EINVAL): CPU
+ * hotplug tests take the CPUs of a running scenario away and back.
+ */
+static int pin_self_wait_online(int cpu)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 2000; i++) {
+		ret = px_pin_self(cpu);
+		if (!ret || errno != EINVAL)
+			break;
+		usleep(1000);
+	}
+	return ret;
+}
+
+/*
  * xcpu: a waiter that got the mutex handed to it on the owner's CPU stays
  * there (nothing pushes a running FIFO task away), and every later
  * iteration would then be a same-CPU one.  Send it home to the first CPU,
@@ -599,7 +616,7 @@ static void rehome_waiter(void)
 	} else {
 		return;
 	}
-	if (px_pin_self(env.cpu[0]) || px_pin_self_set(&allowed))
+	if (pin_self_wait_online(env.cpu[0]) || px_pin_self_set(&allowed))
 		child_fail("waiter: cannot move back to CPU %d: %s", env.cpu[0], strerror(errno));
 }
 
@@ -756,7 +773,7 @@ static void rehome_holder(int k, const char *who)
 {
 	if (!env.spread || env.pinned || k == env.depth - 1)
 		return;
-	if (px_pin_self(holder_cpu(k)) || px_pin_self_set(&env.cpus))
+	if (pin_self_wait_online(holder_cpu(k)) || px_pin_self_set(&env.cpus))
 		child_fail("%s: cannot move back to CPU %d: %s", who, holder_cpu(k), strerror(errno));
 }
 

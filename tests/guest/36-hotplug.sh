@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# CPU hotplug while proxy execution moves donors and owners between CPUs:
+# CPUs 1-3 (the owners' and the donors' CPUs) go offline and online in a
+# loop while cross-CPU inversions and spread chains run, then locktorture
+# runs with its own CPU on/off-lining.  Every inversion run completes all
+# its iterations, every CPU comes back, locktorture succeeds, and the
+# runner's console scan finds no WARN, lockdep report or stall.  With
+# proxy execution on, off, and on the debug kernel.
+#
+# Usage: sh 36-hotplug.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: debug
+# pxtest-cpus: 4
+# pxtest-timeout: 240
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/hotplug.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"; for c in 1 2 3; do echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null; done' 0
+
+if [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
+	skip hotplug/cycle "CPU 1 cannot be taken offline here"
+	finish
+fi
+
+# Each run starts with every CPU online (inversion checks its CPU list),
+# then CPUs 1-3 go offline and online in turn while it runs (4 s).
+cycles=0 fails=0
+cycle_cpus() {
+	for c in 1 2 3 1 2 3; do
+		echo 0 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null && cycles=$((cycles + 1))
+		sleep 0.3
+		echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null
+		sleep 0.2
+	done
+}
+for sc in "xcpu -c 0,1 -b 2000" "chain -D 3 -c 0-3 --spread -b 1000" \
+	"chain -D 2 -c 0-3 --spread --pinned -b 1000" "sleep-owner -c 0,2 -b 200"; do
+	# shellcheck disable=SC2086 # $sc is a list of arguments
+	inversion $sc -d 4s -q -t 60 -o "$T/r.json" > "$T/r.out" 2>&1 &
+	pid=$!
+	sleep 0.5
+	cycle_cpus
+	wait $pid
+	rc=$?
+	cnt=$(sed -n 's/^ *"count": \([0-9]*\).*/\1/p' "$T/r.json" 2>/dev/null | head -1)
+	echo "# inversion $sc: exit $rc, ${cnt:-no} waits; $(grep consistency "$T/r.out")"
+	if [ $rc != 0 ] || [ "${cnt:-0}" -lt 1 ] || ! grep -q 'consistency: .* -> OK$' "$T/r.out"; then
+		fails=$((fails + 1))
+		sed 's/^/#   /' "$T/r.out" | tail -20
+	fi
+done
+echo "# $cycles CPU offline cycles during 4 inversion runs"
+check hotplug/inversions-complete "$fails of 4 inversion runs failed or were inconsistent" [ $fails = 0 ]
+check hotplug/cpus-went-offline "only $cycles CPU offline cycles (want 24)" [ "$cycles" = 24 ]
+online=$(cat /sys/devices/system/cpu/online)
+check hotplug/all-cpus-back "online CPUs: $online" [ "$online" = 0-3 ]
+
+# locktorture cycles CPUs itself (onoff_interval, ms), mutex_lock writers.
+dmesg -c > /dev/null
+if modprobe locktorture torture_type=mutex_lock nwriters_stress=6 \
+	onoff_interval=300 onoff_holdoff=1 stat_interval=15 shutdown_secs=0; then
+	sleep 12
+	rmmod locktorture
+	dmesg > "$T/torture"
+	onoff=$(grep -o 'onoff: [0-9]*/[0-9]*:[0-9]*/[0-9]*' "$T/torture" | tail -1)
+	echo "# locktorture: $(grep 'Writes:' "$T/torture" | tail -1); $onoff"
+	if grep -q 'End of test: SUCCESS' "$T/torture" && ! grep -q '!!!' "$T/torture"; then
+		ok hotplug/locktorture-onoff
+	else
+		notok hotplug/locktorture-onoff "$(grep -E 'End of test|!!!' "$T/torture" | tail -2)"
+	fi
+else
+	notok hotplug/locktorture-onoff "modprobe locktorture failed"
+fi
+finish
