@@ -1,14 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# An unknown proxy_exec= value is reported and leaves the default (enabled),
-# and does not reach init's environment.  Nothing timed: it boots beside
-# the soak (pxtest-parallel) instead of a boot of its own.
+# The boot switch's spellings: an unknown proxy_exec= value is reported and
+# leaves the default (enabled); mainline's sched_proxy_exec=<bool> works
+# as proxy_exec=enable|disable; neither reaches init's environment.
+# Nothing timed: the boots run beside the soak (pxtest-parallel).
 #
 # Usage: sh 31-proxy-param.sh   (in the guest)
 # pxtest-boot: lean proxy_exec=bogus
+# pxtest-boot: lean sched_proxy_exec=off
 # pxtest-parallel: yes
 set -u
 . ./lib/pxtest.sh
+if grep -qw 'sched_proxy_exec=off' /proc/cmdline; then
+	dmesg | grep -q 'sched: proxy execution disabled' &&
+		grep -qx 'disabled return=schedule' /sys/kernel/debug/sched/proxy_exec &&
+		ok param/sched-proxy-exec-off ||
+		notok param/sched-proxy-exec-off "$(dmesg | grep 'proxy exec'; cat /sys/kernel/debug/sched/proxy_exec)"
+	tr '\0' '\n' < /proc/1/environ | grep -q '^sched_proxy_exec=' &&
+		notok param/sched-not-in-init-env "sched_proxy_exec= reached init's environment" ||
+		ok param/sched-not-in-init-env
+	finish
+fi
 if dmesg | grep -q 'sched: unknown proxy_exec=bogus (want enable|disable\[,return=schedule|ttwu\]), keeping enable'; then
 	ok param/unknown-reported
 else
