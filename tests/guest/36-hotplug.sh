@@ -6,11 +6,10 @@
 # runs with its own CPU on/off-lining.  Every inversion run completes all
 # its iterations, every CPU comes back, locktorture succeeds, and the
 # runner's console scan finds no WARN, lockdep report or stall.  With
-# proxy execution on, off, and on the debug kernel.
+# proxy execution on, lean and debug.
 #
 # Usage: sh 36-hotplug.sh   (in the guest)
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
 # pxtest-boot: debug
 # pxtest-cpus: 4
 # pxtest-timeout: 240

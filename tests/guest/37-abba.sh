@@ -5,11 +5,11 @@
 # no find_proxy_task() walking the blocked_on cycle), SIGKILL ends both
 # and frees the mutexes.  The runner's console scan fails the boot on the
 # WARN that the cycle used to raise (PROXY_CHAIN_MAX).  The hung-task
-# report itself needs 60 s of deadlock: that is the soak's.
+# report itself needs 60 s of deadlock: that is the soak's.  Proxy on,
+# lean and debug.
 #
 # Usage: sh 37-abba.sh   (in the guest)
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
 # pxtest-boot: debug
 # pxtest-cpus: 4
 # pxtest-timeout: 60

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# SIGKILL in the middle of proxy execution: a mid-chain owner and the
+# waiter of a spread chain (donors migrated to the tail's CPU), the parked
+# waiter of a sleeping owner, and the owner of a cross-CPU inversion while
+# the waiter's donation runs it.  The scenario then fails (it lost a task)
+# but every task of it must exit promptly, no lab mutex may stay held, and
+# the next run must be clean; the runner's console scan catches any WARN.
+# With proxy execution on (lean, debug): the paths under test are its own.
+#
+# Usage: sh 38-kill.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: debug
+# pxtest-cpus: 4
+# pxtest-timeout: 240
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/kill.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+STATE=/sys/kernel/debug/proxylab_state
+if [ ! -r $STATE ]; then
+	skip kill/all "no $STATE"
+	finish
+fi
+holder() { awk -v i="$1" '$1 == i { print $2 }' $STATE; }
+held() { awk '!/^#/ && $2 != 0' $STATE | wc -l; }
+children_of() {
+	for f in /proc/[0-9]*/stat; do
+		awk -v pp="$1" '{ sub(/^.*\) /, ""); if ($2 == pp) print FILENAME }' "$f" 2>/dev/null
+	done | sed 's|/proc/\([0-9]*\)/stat|\1|'
+}
+# The waiter: a child of $1 in D that holds no lab mutex.
+waiter_of() {
+	for c in $(children_of "$1"); do
+		awk -v p="$c" '$2 == p { f = 1 } END { exit !f }' $STATE && continue
+		[ "$(sed -n 's/^State:\t\([A-Z]\).*/\1/p' /proc/$c/status 2>/dev/null)" = D ] && echo "$c" && return
+	done
+}
+
+# kill_case NAME WHO SECONDS inversion-args...: kill WHO (holder:IDX or
+# waiter) after SECONDS, then the run must end within 40 s, leaving
+# nothing held.
+kill_case() {
+	name=$1 who=$2 after=$3; shift 3
+	inversion "$@" -d 3s -q -t 12 > "$T/$name.out" 2>&1 &
+	inv=$!
+	sleep "$after"
+	i=0 pid=
+	while [ -z "$pid" ] && [ $i -lt 20 ]; do
+		case $who in
+		holder:*) pid=$(holder "${who#holder:}") ;;
+		waiter) pid=$(waiter_of $inv) ;;
+		esac
+		[ "$pid" != 0 ] || pid=
+		[ -n "$pid" ] || sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -z "$pid" ] || [ "$pid" = 0 ]; then
+		kill $inv; wait $inv
+		notok "kill/$name" "no $who found to kill"
+		return
+	fi
+	kill -9 "$pid"
+	i=0
+	while kill -0 $inv 2>/dev/null && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 $inv 2>/dev/null; then
+		kill -9 $inv
+		notok "kill/$name" "the scenario did not end within 40 s of killing its $who"
+		sed 's/^/#   /' "$T/$name.out" | tail -20
+		return
+	fi
+	wait $inv
+	sleep 0.5
+	n=$(held)
+	[ "$n" = 0 ] && ok "kill/$name" ||
+		notok "kill/$name" "$n lab mutexes still held after killing the $who: $(awk '!/^#/ && $2 != 0' $STATE | tr '\n' ' ')"
+}
+
+kill_case chain-mid-owner holder:1 1 chain -D 3 -c 0-3 --spread -b 1000
+kill_case chain-waiter waiter 1 chain -D 3 -c 0-3 --spread -b 1000
+kill_case parked-waiter waiter 1 sleep-owner -c 0,2 -s 200000 -b 200
+kill_case xcpu-owner holder:0 1 xcpu -c 0,1 -b 20000
+
+# And everything works afterwards.
+inversion chain -D 3 -c 0-3 --spread -b 1000 -n 5 -q -t 60 > "$T/after.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q 'consistency: .* -> OK$' "$T/after.out" && ok kill/clean-run-after ||
+	notok kill/clean-run-after "exit $rc: $(tail -c 300 "$T/after.out")"
+finish
