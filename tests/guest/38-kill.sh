@@ -26,9 +26,8 @@ fi
 holder() { awk -v i="$1" '$1 == i { print $2 }' $STATE; }
 held() { awk '!/^#/ && $2 != 0' $STATE | wc -l; }
 children_of() {
-	for f in /proc/[0-9]*/stat; do
-		awk -v pp="$1" '{ sub(/^.*\) /, ""); if ($2 == pp) print FILENAME }' "$f" 2>/dev/null
-	done | sed 's|/proc/\([0-9]*\)/stat|\1|'
+	awk -v pp="$1" '{ f = FILENAME; sub(/^.*\) /, ""); if ($2 == pp) { sub(/^\/proc\//, "", f); sub(/\/stat$/, "", f); print f } }' \
+		/proc/[0-9]*/stat 2>/dev/null
 }
 # The waiter: a child of $1 in D that holds no lab mutex.
 waiter_of() {
@@ -43,7 +42,7 @@ waiter_of() {
 # nothing held.
 kill_case() {
 	name=$1 who=$2 after=$3; shift 3
-	inversion "$@" -d 3s -q -t 12 > "$T/$name.out" 2>&1 &
+	inversion "$@" -d 5s -q -t 15 > "$T/$name.out" 2>&1 &
 	inv=$!
 	sleep "$after"
 	i=0 pid=
@@ -78,7 +77,7 @@ kill_case() {
 }
 
 kill_case chain-mid-owner holder:1 1 chain -D 3 -c 0-3 --spread -b 1000
-kill_case chain-waiter waiter 1 chain -D 3 -c 0-3 --spread -b 1000
+kill_case chain-waiter waiter 1 chain -D 3 -c 0-3 --spread -b 100000
 kill_case parked-waiter waiter 1 sleep-owner -c 0,2 -s 200000 -b 200
 kill_case xcpu-owner holder:0 1 xcpu -c 0,1 -b 20000
 
