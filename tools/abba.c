@@ -47,23 +47,7 @@ struct shared {
 static struct shared *sh;
 static int failed;
 
-static void check(const char *name, bool cond, const char *why)
-{
-	if (cond) {
-		printf("ok abba/%s\n", name);
-	} else {
-		failed = 1;
-		printf("not ok abba/%s - %s\n", name, why);
-	}
-	fflush(stdout);
-}
-
-static void nsleep(uint64_t ns)
-{
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
-	nanosleep(&ts, NULL);
-}
+#define check(name, cond, why) (failed |= !px_check("abba", name, cond, "%s", why))
 
 static void run_locker(int i, int cpu)
 {
@@ -104,7 +88,7 @@ static bool lock_is_free(int idx)
 	for (int ms = 2000; ms > 0; ms -= 10) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-		nsleep(10000000);
+		px_sleep_ns(10000000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -185,7 +169,7 @@ int main(int argc, char **argv)
 			run_locker(i, cpus[i]);
 	}
 	for (i = 0; i < 300 && !both_d; i++) {
-		nsleep(10000000);
+		px_sleep_ns(10000000);
 		both_d = px_task_state(locker[0]) == 'D' && px_task_state(locker[1]) == 'D';
 	}
 	check("both-asleep", both_d, "the two lockers are not both in D within 3 s");
@@ -196,10 +180,10 @@ int main(int argc, char **argv)
 		if (!spinner[i])
 			run_spinner(cpus[i]);
 	}
-	nsleep(200000000);
+	px_sleep_ns(200000000);
 	for (i = 0; i < ncpu; i++)
 		before[i] = sh->spins[cpus[i]];
-	nsleep(env.hold_ns);
+	px_sleep_ns(env.hold_ns);
 	for (i = 0; i < ncpu; i++) {
 		if (sh->spins[cpus[i]] == before[i]) {
 			all_ran = false;
@@ -223,7 +207,7 @@ int main(int argc, char **argv)
 		for (ms = 3000; ms > 0; ms -= 10) {
 			if (waitpid(locker[i], &st, WNOHANG) == locker[i])
 				break;
-			nsleep(10000000);
+			px_sleep_ns(10000000);
 		}
 		if (ms <= 0)
 			both_d = false;

@@ -33,23 +33,7 @@
 
 static int failed, base;
 
-static void __attribute__((format(printf, 3, 4)))
-check(const char *name, bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		printf("ok lab/%s\n", name);
-	} else {
-		failed = 1;
-		printf("not ok lab/%s - ", name);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		putchar('\n');
-	}
-	fflush(stdout);
-}
+#define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
 
 static int lab_open(void)
 {
@@ -131,29 +115,6 @@ static int state_holder(int idx)
 	fclose(f);
 	return ret;
 }
-
-static void msleep(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Wait for @pid for up to @ms; kill it after that.  Its exit status or -1. */
-static int wait_child(pid_t pid, long ms)
-{
-	int status;
-
-	for (; ms > 0; ms -= 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		msleep(10);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* Another process can lock and unlock @idx within a second: it is free. */
 static bool lock_is_free(int idx)
 {
@@ -164,7 +125,7 @@ static bool lock_is_free(int idx)
 
 		_exit(lock_err(fd, idx, 0, NULL) || unlock_err(fd, idx) ? 1 : 0);
 	}
-	return pid > 0 && wait_child(pid, 1000) == 0;
+	return pid > 0 && px_reap(pid, 1000) == 0;
 }
 
 static void check_free(const char *name, int idx)
@@ -180,7 +141,7 @@ static bool wait_state(pid_t pid, char state, long ms)
 	for (; ms > 0; ms -= 5) {
 		if (px_task_state(pid) == state)
 			return true;
-		msleep(5);
+		px_sleep_ns(5ULL * 1000000);
 	}
 	return false;
 }
@@ -221,7 +182,7 @@ static void test_eperm(int fd)
 	pid = fork();
 	if (!pid)
 		_exit(unlock_err(fd, m) == EPERM ? 0 : 1);
-	status = wait_child(pid, 2000);
+	status = px_reap(pid, 2000);
 	check("unlock-other-task-eperm", status == 0, "child's UNLOCK did not fail with EPERM");
 	check_errno("unlock-after-child-eperm", unlock_err(fd, m), 0);
 	check_free("unlock-other-task-eperm", m);
@@ -308,9 +269,9 @@ static void test_sleep_eintr(void)
 		_exit(u64_err(cfd, PROXYLAB_IOC_SLEEP, 5000000) == EINTR ? 0 : 1);
 	}
 	wait_state(pid, 'S', 3000);
-	msleep(50);
+	px_sleep_ns(50ULL * 1000000);
 	kill(pid, SIGUSR1);
-	status = wait_child(pid, 3000);
+	status = px_reap(pid, 3000);
 	check("sleep-signal-eintr", status == 0, "SLEEP did not return EINTR on a signal");
 }
 
@@ -366,9 +327,9 @@ static void test_lock_interruptible(int fd)
 		_exit(blocked_on(cfd) == 1 ? 3 : 0);
 	}
 	wait_state(pid, 'S', 3000);
-	msleep(50);
+	px_sleep_ns(50ULL * 1000000);
 	kill(pid, SIGUSR1);
-	status = wait_child(pid, 3000);
+	status = px_reap(pid, 3000);
 	if (status == 4)
 		printf("ok lab/lock-interruptible-eintr # SKIP kernel without PROXYLAB_LOCK_INTERRUPTIBLE\n");
 	else
@@ -393,7 +354,7 @@ static void test_release(void)
 			_exit(1);
 		_exit(0);	/* exits holding a and b, file not closed */
 	}
-	check("exit-holding-status", wait_child(pid, 3000) == 0, "child could not lock");
+	check("exit-holding-status", px_reap(pid, 3000) == 0, "child could not lock");
 	check_free("exit-releases-a", a);
 	check_free("exit-releases-b", b);
 	holder = state_holder(a);
@@ -410,7 +371,7 @@ static void test_release(void)
 		pause();
 		_exit(0);
 	}
-	msleep(100);
+	px_sleep_ns(100ULL * 1000000);
 	holder = state_holder(c);
 	check("killed-holder-seen", holder == -1 || holder == pid,
 	      "debugfs holder of %d is %d, want %d", c, holder, pid);
@@ -455,7 +416,7 @@ static void test_exit_with_child(void)
 		gc = -1;
 	close(pipefd[0]);
 	close(pipefd[1]);
-	check("exit-with-child-status", wait_child(pid, 3000) == 0 && gc > 0,
+	check("exit-with-child-status", px_reap(pid, 3000) == 0 && gc > 0,
 	      "holder could not lock or fork");
 	holder = state_holder(a);
 	check("exit-with-child-debugfs-clear", holder == -1 || holder == 0,
@@ -540,7 +501,7 @@ static void test_wait_ns(int fd)
 	check("contended-wait-ns", wait_ns >= 40000000ULL && wait_ns < 10000000000ULL,
 	      "wait_ns %" PRIu64 ", want >= 40 ms (owner slept 50 ms)", wait_ns);
 	unlock_err(fd, m);
-	status = wait_child(pid, 3000);
+	status = px_reap(pid, 3000);
 	check("contended-owner-status", status == 0, "owner exited %d", status);
 	close(pipefd[0]);
 	close(pipefd[1]);

@@ -67,30 +67,7 @@ struct shared {
 static struct shared *sh;
 static int failed;
 
-static void __attribute__((format(printf, 3, 4)))
-check(const char *name, bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		printf("ok spurwake/%s\n", name);
-	} else {
-		failed = 1;
-		printf("not ok spurwake/%s - ", name);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		putchar('\n');
-	}
-	fflush(stdout);
-}
-
-static void nsleep(uint64_t ns)
-{
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
-	nanosleep(&ts, NULL);
-}
+#define check(name, cond, ...) (failed |= !px_check("spurwake", name, cond, __VA_ARGS__))
 
 static int lab_open(void)
 {
@@ -143,37 +120,10 @@ static bool settles_in_d(pid_t pid, uint64_t ns, char *last)
 		in_d = *last == 'D' ? in_d + 1 : 0;
 		if (in_d >= 5)
 			return true;
-		nsleep(5000000);
+		px_sleep_ns(5000000);
 	} while (px_now_ns() < end);
 	return false;
 }
-
-/* Wait for @pid up to @ms, SIGKILL it after that.  Exit status or -1. */
-static int reap(pid_t pid, long ms)
-{
-	int status;
-
-	for (; ms > 0; ms -= 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		nsleep(10000000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
-static pid_t spawn(void (*fn)(void))
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		px_fatal(2, "fork");
-	if (!pid)
-		fn();
-	return pid;
-}
-
 static const char doc[] =
 "Wake a blocked mutex waiter spuriously; it must go back to D and acquire.\n"
 "\n"
@@ -255,18 +205,18 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		px_fatal(2, "mmap");
 
-	owner = spawn(run_owner);
+	owner = px_fork_run(run_owner);
 	for (i = 0; !sh->owner_ready && i < 500; i++)
-		nsleep(10000000);
+		px_sleep_ns(10000000);
 	if (!sh->owner_ready) {
-		reap(owner, 0);
+		px_reap(owner, 0);
 		px_fatalx(2, "the owner did not lock mutex %d within 5 s", env.idx);
 	}
-	waiter = spawn(run_waiter);
+	waiter = px_fork_run(run_waiter);
 	if (!settles_in_d(waiter, 5000000000ULL, &last)) {
 		sh->stop = 1;
-		reap(waiter, 1000);
-		reap(owner, 1000);
+		px_reap(waiter, 1000);
+		px_reap(owner, 1000);
 		px_fatalx(2, "the waiter never blocked (state %c)", last);
 	}
 
@@ -275,15 +225,15 @@ int main(int argc, char **argv)
 			rc = ioctl(fd, PROXYLAB_IOC_WAKE, &waiter);
 			if (rc < 0) {
 				sh->stop = 1;
-				reap(waiter, 1000);
-				reap(owner, 1000);
+				px_reap(waiter, 1000);
+				px_reap(owner, 1000);
 				px_fatal(2, "PROXYLAB_IOC_WAKE");
 			}
 			if (rc > 0) {
 				woken++;
 				/* Let it run and go back to sleep: the next one hits a new window. */
 				if (env.gap_ns)
-					nsleep(env.gap_ns);
+					px_sleep_ns(env.gap_ns);
 			} else {
 				busy++;
 			}
@@ -304,12 +254,12 @@ int main(int argc, char **argv)
 	printf("# %ld wakeups woke the waiter, %ld found it awake\n", woken, busy);
 
 	sh->stop = 1;
-	rc = reap(waiter, 5000);
+	rc = px_reap(waiter, 5000);
 	check("acquired", rc == 0 && sh->waiter_locked,
 	      "waiter exit %d, locked %d, within 5 s of the owner's unlock", rc, sh->waiter_locked);
 	check("no-stale-blocked-on", !sh->waiter_locked || !sh->waiter_blocked_on,
 	      "blocked_on still set after the waiter acquired");
-	rc = reap(owner, 2000);
+	rc = px_reap(owner, 2000);
 	check("owner-unlocked", rc == 0, "owner exit %d", rc);
 	close(fd);
 	return failed;

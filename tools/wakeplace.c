@@ -62,13 +62,6 @@ struct shared {
 
 static struct shared *sh;
 
-static void nsleep(uint64_t ns)
-{
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
-	nanosleep(&ts, NULL);
-}
-
 static int lab_open(void)
 {
 	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
@@ -119,35 +112,10 @@ static void run_hog(void)
 	_exit(0);
 }
 
-static pid_t spawn(void (*fn)(void))
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		px_fatal(2, "fork");
-	if (!pid)
-		fn();
-	return pid;
-}
-
-static int reap(pid_t pid, long ms)
-{
-	int status;
-
-	for (; ms > 0; ms -= 5) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		nsleep(5000000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 static bool wait_flag(volatile int *flag, long ms)
 {
 	for (; ms > 0 && !*flag; ms--)
-		nsleep(1000000);
+		px_sleep_ns(1000000);
 	return *flag;
 }
 
@@ -156,7 +124,7 @@ static bool wait_state_d(pid_t pid, long ms)
 	for (; ms > 0; ms--) {
 		if (px_task_state(pid) == 'D')
 			return true;
-		nsleep(1000000);
+		px_sleep_ns(1000000);
 	}
 	return false;
 }
@@ -169,26 +137,26 @@ static int64_t iteration(long i)
 	int64_t lat = -1;
 
 	memset((void *)sh, 0, sizeof(*sh));
-	owner = spawn(run_owner);
+	owner = px_fork_run(run_owner);
 	if (!wait_flag(&sh->owner_locked, 5000)) {
 		px_warnx("iteration %ld: the owner did not lock", i);
 		goto out_owner;
 	}
-	waiter = spawn(run_waiter);
+	waiter = px_fork_run(run_waiter);
 	if (!wait_state_d(waiter, 5000)) {
 		px_warnx("iteration %ld: the waiter never blocked", i);
 		goto out_waiter;
 	}
-	nsleep(20000000);	/* let proxy execution move the donor, if on */
-	hog = spawn(run_hog);
-	nsleep(20000000);	/* the hog runs on the owner's CPU */
+	px_sleep_ns(20000000);	/* let proxy execution move the donor, if on */
+	hog = px_fork_run(run_hog);
+	px_sleep_ns(20000000);	/* the hog runs on the owner's CPU */
 	CPU_ZERO(&free_set);
 	CPU_SET(env.free_cpu, &free_set);
 	if (sched_setaffinity(owner, sizeof(free_set), &free_set)) {
 		px_warn("iteration %ld: moving the owner to CPU %d", i, env.free_cpu);
 		goto out_hog;
 	}
-	nsleep(20000000);	/* the owner runs on the free CPU */
+	px_sleep_ns(20000000);	/* the owner runs on the free CPU */
 	sh->release = 1;
 	if (wait_flag(&sh->waiter_done, (long)(env.hog_ns / 1000000) + 5000))
 		lat = (int64_t)(sh->acquired_ns - sh->unlock_ns);
@@ -196,13 +164,13 @@ static int64_t iteration(long i)
 		px_warnx("iteration %ld: the waiter did not acquire", i);
 out_hog:
 	sh->stop = 1;
-	reap(hog, 5000);
+	px_reap(hog, 5000);
 out_waiter:
 	sh->release = 1;
-	reap(waiter, 5000);
+	px_reap(waiter, 5000);
 out_owner:
 	sh->release = 1;
-	reap(owner, 5000);
+	px_reap(owner, 5000);
 	return lat;
 }
 

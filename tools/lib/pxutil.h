@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -282,8 +283,20 @@ void px_cgroup_setup_or_die(const char *who, const char *name, int weight,
  * unreadable.  A task blocked in a killable mutex wait shows D. */
 char px_task_state(int pid);
 
-/* CLOCK_MONOTONIC in ns. */
+/* Fork; the child runs @fn, which must _exit().  px_fatal(2) if fork fails. */
+pid_t px_fork_run(void (*fn)(void));
+/* Wait up to @ms for child @pid, SIGKILL (and reap) it after that.
+ * Its exit status, or -1 if it was killed or died by a signal. */
+int px_reap(pid_t pid, long ms);
+
+/* Test lines (tests/guest protocol): "ok PREFIX/NAME", or "not ok
+ * PREFIX/NAME - why" with the printf-style reason.  Returns @cond. */
+bool px_check(const char *prefix, const char *name, bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* CLOCK_MONOTONIC in ns; px_sleep_ns() sleeps on it (signals may end it early). */
 uint64_t px_now_ns(void);
+void px_sleep_ns(uint64_t ns);
 /* "HH:MM:SS " local time into @f, the libbpf-tools -T timestamp. */
 void px_print_time(FILE *f);
 

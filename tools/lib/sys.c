@@ -7,11 +7,15 @@
 #include <mntent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -390,6 +394,52 @@ char px_task_state(int pid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
+/* ------------------------------------------------------------- processes */
+
+pid_t px_fork_run(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		px_fatal(2, "fork");
+	if (!pid) {
+		fn();
+		_exit(0);
+	}
+	return pid;
+}
+
+int px_reap(pid_t pid, long ms)
+{
+	int status;
+
+	for (; ms > 0; ms -= 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		px_sleep_ns(10000000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+bool px_check(const char *prefix, const char *name, bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		printf("ok %s/%s\n", prefix, name);
+	} else {
+		printf("not ok %s/%s - ", prefix, name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		putchar('\n');
+	}
+	fflush(stdout);
+	return cond;
+}
+
 /* ----------------------------------------------------------------- clock */
 
 uint64_t px_now_ns(void)
@@ -398,6 +448,13 @@ uint64_t px_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void px_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);
 }
 
 void px_print_time(FILE *f)
