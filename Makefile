@@ -20,12 +20,12 @@ BENCHFLAGS ?= --quick --duration 4
 SOAKFLAGS ?=
 DEMO_CPUS ?= 4
 
-.PHONY: help deps tree kernel kernel-debug tools unit image image-lean image-debug \
+.PHONY: help deps tree kernel kernel-debug kernel-kasan tools unit image image-lean image-debug image-kasan \
 	boot demo check test soak clean distclean
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
-	@echo "targets: deps tree kernel kernel-debug tools unit image boot demo check test soak clean distclean"
+	@echo "targets: deps tree kernel kernel-debug kernel-kasan tools unit image boot demo check test soak clean distclean"
 
 # Install only the packages that are missing.
 deps:
@@ -47,6 +47,10 @@ kernel: tree
 kernel-debug: tree
 	kernel/build.sh debug
 
+# The soak kernel: debug + KASAN (kernel/config/kasan.config).
+kernel-kasan: tree
+	kernel/build.sh kasan
+
 tools: tree
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet, skipping"; fi
 
@@ -59,6 +63,9 @@ image-lean: kernel tools
 
 image-debug: kernel-debug tools
 	guest/mkinitramfs.sh debug
+
+image-kasan: kernel-kasan tools
+	guest/mkinitramfs.sh kasan
 
 image: image-lean image-debug
 
@@ -90,7 +97,7 @@ test:
 
 # The long stress run (default 2 debug boots x 30 min, 8 vCPUs; results and
 # summary.txt in build/soak/<date-time>/).  Builds the image it boots.
-soak: $(if $(findstring lean,$(SOAKFLAGS)),image-lean,image-debug)
+soak: $(if $(findstring lean,$(SOAKFLAGS)),image-lean,$(if $(findstring debug,$(SOAKFLAGS)),image-debug,image-kasan))
 	tests/soak.sh $(SOAKFLAGS)
 
 clean:

@@ -5,20 +5,20 @@
 # libraries ldd reports, the flavour's modules, every executable in
 # build/tools/bin/ (installed to /usr/bin), and guest/init.
 #
-# Usage: guest/mkinitramfs.sh lean|debug
+# Usage: guest/mkinitramfs.sh lean|debug|kasan
 #
 # Output: build/initramfs-<flavour>.cpio.gz.  Rebuilt only when the
 # content of an input changed (md5 stamp in build/initramfs-<flavour>.stamp).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavour=${1:?usage: guest/mkinitramfs.sh lean|debug}
-case $flavour in lean|debug) ;; *) echo "mkinitramfs: unknown flavour '$flavour' (lean|debug)" >&2; exit 2 ;; esac
+flavour=${1:?usage: guest/mkinitramfs.sh lean|debug|kasan}
+case $flavour in lean|debug|kasan) ;; *) echo "mkinitramfs: unknown flavour '$flavour' (lean|debug|kasan)" >&2; exit 2 ;; esac
 out=$top/build/initramfs-$flavour.cpio.gz
 stamp=$top/build/initramfs-$flavour.stamp
 modroot=$top/build/obj-$flavour/modroot
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
-[ -d "$modroot/lib/modules" ] || die "no modules in $modroot: run make kernel$([ "$flavour" = lean ] || echo -debug)"
+[ -d "$modroot/lib/modules" ] || die "no modules in $modroot: run make kernel$([ "$flavour" = lean ] || echo "-$flavour")"
 busybox=$(command -v busybox) || die "busybox missing: make deps"
 bins=
 for b in cyclictest hackbench trace-cmd bpftool chrt; do

@@ -4,7 +4,7 @@
 #
 # Usage: guest/run.sh [options] -- command [args...]
 #        guest/run.sh [options] --interactive
-#   --kernel lean|debug  kernel flavour (default lean)
+#   --kernel lean|debug|kasan  kernel flavour (default lean)
 #   --cpus N             vCPUs (default 2)
 #   --mem MB             guest memory (default 1024)
 #   --append "ARGS"      extra kernel command line, e.g. "proxy_exec=disable"
@@ -66,7 +66,7 @@ first_output=''
 boot_nice='' run_nice=''
 while test $# -gt 0; do
 	case $1 in
-	--kernel) checkarg "$1" "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
+	--kernel) checkarg "$1" "${2-}" '^(lean|debug|kasan)$'; flavour=$2; shift ;;
 	--cpus) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
 	--mem) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
 	--append) checkarg "$1" "${2-}" '^[^#]*$'; append=$2; shift ;;
@@ -92,7 +92,7 @@ done
 
 bz=$top/build/obj-$flavour/arch/x86/boot/bzImage
 initrd=$top/build/initramfs-$flavour.cpio.gz
-mk=kernel; [ "$flavour" = lean ] || mk=kernel-debug
+mk=kernel; [ "$flavour" = lean ] || mk=kernel-$flavour
 [ -f "$bz" ] || die "no $bz: run make $mk"
 # Refresh the image (cheap when current), so new tools in build/tools/bin show up.
 "$top/guest/mkinitramfs.sh" "$flavour" | grep -v 'is up to date$' >&2 || true

@@ -2,20 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build one guest kernel flavour out of tree.
 #
-# Usage: kernel/build.sh lean|debug
+# Usage: kernel/build.sh lean|debug|kasan
 #
 # Output: build/obj-<flavour>/arch/x86/boot/bzImage, modules staged in
 # build/obj-<flavour>/modroot.  ccache lives outside the repo
 # (CCACHE_DIR, default ~/.cache/proxyexec-ccache).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavour=${1:?usage: kernel/build.sh lean|debug}
+flavour=${1:?usage: kernel/build.sh lean|debug|kasan}
 tree=$top/build/linux
 obj=$top/build/obj-$flavour
 case $flavour in
 lean) frags="$top/kernel/config/lean.config" ;;
 debug) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config" ;;
-*) echo "build: unknown flavour '$flavour' (lean|debug)" >&2; exit 2 ;;
+kasan) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config $top/kernel/config/kasan.config" ;;
+*) echo "build: unknown flavour '$flavour' (lean|debug|kasan)" >&2; exit 2 ;;
 esac
 [ -d "$tree/.git" ] || { echo "build: no tree at $tree: run make tree" >&2; exit 1; }
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache}

@@ -6,12 +6,14 @@
 # selftest, every inversion scenario incl. football, renamedemo and
 # cyclictest, all at once.  Then the findings, per boot and overall.
 #
-# Usage: tests/soak.sh [--duration TIME] [--kernel lean|debug] [--cpus N]
-#                      [--boots N] [--out DIR]
+# Usage: tests/soak.sh [--duration TIME] [--kernel lean|debug|kasan] [--cpus N]
+#                      [--boots N] [--parallel N] [--out DIR]
 #   --duration TIME  workload time per boot, N[s|m|h] (default 30m)
-#   --kernel K       kernel flavour (default debug: lockdep, hung-task 60 s)
+#   --kernel K       kernel flavour (default kasan: the debug kernel's lockdep,
+#                    hung-task 60 s and lockup detectors, plus KASAN)
 #   --cpus N         vCPUs (default 8: overcommitted on purpose)
 #   --boots N        boots (default 2)
+#   --parallel N     boots side by side (default 2: the two strategies at once)
 #   --out DIR        results (default build/soak/<date-time>/)
 #
 # A finding: a guest check that failed ("not ok"), a console line matching
@@ -34,11 +36,12 @@ checkarg() {
 	[ -n "${2+x}" ] || usage "$1 needs an argument"
 	echo "$2" | grep -qxE "$3" || usage "$1: bad argument '$2'"
 }
-duration=30m kernel=debug cpus=8 boots=2 out=
+duration=30m kernel=kasan cpus=8 boots=2 parallel=2 out=
 while test $# -gt 0; do
 	case $1 in
 	--duration) checkarg "$1" "${2-}" '[1-9][0-9]*[smh]?'; duration=$2; shift ;;
-	--kernel) checkarg "$1" "${2-}" 'lean|debug'; kernel=$2; shift ;;
+	--kernel) checkarg "$1" "${2-}" 'lean|debug|kasan'; kernel=$2; shift ;;
+	--parallel) checkarg "$1" "${2-}" '[1-9][0-9]*'; parallel=$2; shift ;;
 	--cpus) checkarg "$1" "${2-}" '([2-9]|[1-9][0-9]+)'; cpus=$2; shift ;;
 	--boots) checkarg "$1" "${2-}" '[1-9][0-9]*'; boots=$2; shift ;;
 	--out) checkarg "$1" "${2-}" '.+'; out=$2; shift ;;
@@ -71,6 +74,7 @@ categorize() {
 	c == "context" && /WARNING:/ { c = "WARNING" }
 	c == "context" && /Oops|general protection fault/ { c = "Oops/GPF" }
 	c == "context" && /Kernel panic/ { c = "panic" }
+	c == "context" && /KASAN/ { c = "KASAN" }
 	c == "context" && /BUG:/ { c = "BUG" }
 	{ n[c]++ } END { for (c in n) printf "%s%s %d", s++ ? ", " : "", c, n[c] }' "$1"
 }
@@ -78,21 +82,46 @@ categorize() {
 # v KEY: the guest's value of KEY in this boot's soak.txt.
 v() { sed -n "s/^$1=//p" "$soak" 2>/dev/null | head -1; }
 
-say "soak: $boots boot(s) of $kernel on $cpus vCPUs, ${secs}s of workload each; results in $out"
-total=0 first='' json=''
-i=1
-while [ "$i" -le "$boots" ]; do
+say "soak: $boots boot(s) of $kernel on $cpus vCPUs, ${secs}s of workload each, $parallel at once; results in $out"
+# boot_mode I: mode and append of boot I (odd: return=schedule).
+boot_mode() {
 	mode=schedule append=proxy_exec=enable
-	[ $((i % 2)) = 1 ] || { mode=ttwu append=proxy_exec=enable,return=ttwu; }
-	dir=$out/boot$i-$mode
+	[ $(($1 % 2)) = 1 ] || { mode=ttwu append=proxy_exec=enable,return=ttwu; }
+}
+# run_boot I: boot I, its exit status in bootI-MODE/soak-exit.
+run_boot() {
+	boot_mode "$1"
+	dir=$out/boot$1-$mode
 	mkdir -p "$dir"
 	rc=0
 	# Bounds: boot, the workload, its wind-down (<= 300 s) and checks; the
 	# guest prints progress every 30 s, so 600 s of silence is a hang.
-	"$top/guest/run.sh" --kernel "$kernel" --cpus "$cpus" --mem 2048 \
+	"$top/guest/run.sh" --kernel "$kernel" --cpus "$cpus" --mem 2048 $nolock \
 		--append "oops=panic $append" --timeout $((secs + 1200)) --stall 600 \
 		--share "$top/tests" --out "$dir" -- sh soak/guest-soak.sh -d "$secs" -o /px/out/soak \
 		2> "$dir/run.log" < /dev/null || rc=$?
+	echo "$rc" > "$dir/soak-exit"
+}
+# Up to --parallel boots at once (guest/run.sh's one-guest lock is off then).
+nolock=
+[ "$parallel" = 1 ] || nolock=--no-lock
+i=1
+while [ "$i" -le "$boots" ]; do
+	j=$i
+	while [ "$j" -le "$boots" ] && [ "$j" -lt $((i + parallel)) ]; do
+		run_boot "$j" &
+		j=$((j + 1))
+	done
+	wait
+	i=$j
+done
+
+total=0 first='' json=''
+i=1
+while [ "$i" -le "$boots" ]; do
+	boot_mode "$i"
+	dir=$out/boot$i-$mode
+	rc=$(cat "$dir/soak-exit" 2>/dev/null || echo 125)
 	result=$(cat "$dir/result" 2>/dev/null || echo none)
 	: > "$dir/findings"
 	case $rc:$result in
@@ -168,6 +197,7 @@ cat > "$out/summary.json" <<EOF
   "version": 1,
   "kernel": "$kernel",
   "cpus": $cpus,
+  "parallel": $parallel,
   "seconds_per_boot": $secs,
   "repo": $({ git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown; } | jstr),
   "findings": $total,
