@@ -29,10 +29,7 @@ static struct env {
 
 static const char *const abort_names[PX_ABORT_NR + 1] = {
 	[PX_ABORT_OWNER_CPU]		= "owner_cpu",
-	[PX_ABORT_OWNER_SLEEPING]	= "owner_sleeping",
 	[PX_ABORT_OWNER_MIGRATING]	= "owner_migrating",
-	[PX_ABORT_OWNER_DELAYED]	= "owner_delayed",
-	[PX_ABORT_OWNER_EXT]		= "owner_ext",
 	[PX_ABORT_CHAIN_CHANGED]	= "chain_changed",
 	[PX_ABORT_DEACTIVATED]		= "deactivated",
 	[PX_ABORT_OWNER_WAKING]		= "owner_waking",

@@ -22,10 +22,7 @@
 /* Why find_proxy_task() could not run an owner on the donor's behalf. */
 #define PROXY_ABORT_REASONS					\
 	EM(PROXY_ABORT_OWNER_CPU,	"owner_cpu")		\
-	EM(PROXY_ABORT_OWNER_SLEEPING,	"owner_sleeping")	\
 	EM(PROXY_ABORT_OWNER_MIGRATING,	"owner_migrating")	\
-	EM(PROXY_ABORT_OWNER_DELAYED,	"owner_delayed")	\
-	EM(PROXY_ABORT_OWNER_EXT,	"owner_ext")		\
 	EM(PROXY_ABORT_CHAIN_CHANGED,	"chain_changed")	\
 	EM(PROXY_ABORT_DEACTIVATED,	"deactivated")		\
 	EMe(PROXY_ABORT_OWNER_WAKING,	"owner_waking")
