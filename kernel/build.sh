@@ -7,6 +7,11 @@
 # Output: build/obj-<flavour>/arch/x86/boot/bzImage, modules staged in
 # build/obj-<flavour>/modroot.  ccache lives outside the repo
 # (CCACHE_DIR, default ~/.cache/proxyexec-ccache).
+#
+# While make runs (quietly, make -s) a progress line is printed every
+# PX_PROGRESS_SECS seconds (default 30; 0: none): objects built so far,
+# elapsed time and, once this flavour was built before, an estimate of the
+# time left from that build's object count.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=${1:?usage: kernel/build.sh lean|debug|kasan}
@@ -64,10 +69,55 @@ if [ -f "$built" ] && [ -f "$obj/arch/x86/boot/bzImage" ] && [ -d "$obj/modroot/
 fi
 touch "$built.new"
 start=$(date +%s)
+
+# mmss SECONDS: "12m05s".
+mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+# Objects this build wrote (ccache hits included): newer than its stamp.
+nobjs() { find "$obj" -name '*.o' -newer "$built.new" 2>/dev/null | wc -l; }
+# The object count of the last complete build of this flavour, if any.
+nobj_file=$obj/.proxyexec-nobjs
+total=$(cat "$nobj_file" 2>/dev/null || :)
+case $total in ''|*[!0-9]*|0) total= ;; esac
+# progress: one line per PX_PROGRESS_SECS while make runs (killed after).
+progress() {
+	# Killed: take the sleep along (it would hold a pipe on stdout open).
+	trap 'kill $sp 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep "$every" &
+		sp=$!
+		wait $sp
+		n=$(nobjs) el=$(($(date +%s) - start))
+		eta=
+		if [ -n "$total" ] && [ "$n" -gt 0 ] && [ "$n" -lt "$total" ]; then
+			eta=", ~$(mmss $((el * (total - n) / n))) left of ~$total"
+		fi
+		echo "build: $flavour: $n objects, $(mmss $el) elapsed$eta"
+	done
+}
+every=${PX_PROGRESS_SECS:-30}
+case $every in ''|*[!0-9]*) every=30 ;; esac
+ppid=
+if [ "$every" -gt 0 ]; then
+	progress &
+	ppid=$!
+	trap 'kill $ppid 2>/dev/null' EXIT
+	trap 'kill $ppid 2>/dev/null; exit 130' INT TERM
+fi
 # pahole 1.24 + gcc 12 print thousands of harmless "multiple IDs" lines.
 { mk bzImage modules 2>&1; echo $? > "$obj/.make-status"; } | grep -v '^WARN: multiple IDs found for' || :
+if [ -n "$ppid" ]; then
+	kill "$ppid" 2>/dev/null || :
+	wait "$ppid" 2>/dev/null || :
+	trap - EXIT INT TERM
+fi
 status=$(cat "$obj/.make-status")
 [ "$status" = 0 ] || { echo "build: $flavour kernel build failed (make exit $status)" >&2; exit "$status"; }
+# Only a build that compiled (nearly) everything sets the estimate: an
+# incremental one writes a few objects.
+n=$(nobjs)
+if [ -z "$total" ] || [ "$n" -ge $((total / 2)) ]; then
+	echo "$n" > "$nobj_file"
+fi
 rm -rf "$obj/modroot"
 mk INSTALL_MOD_PATH="$obj/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 mv "$built.new" "$built"
