@@ -28,6 +28,12 @@ static void test_long(void)
 	      "accepted");
 	CHECK("parse-long-errno", px_parse_long("x", 0, 1, &v) && errno == EINVAL, "errno %d", errno);
 	CHECK("parse-long-untouched", v == 16, "v %ld changed on error", v);
+	/* A leading zero is not octal: -p 010 is pid 10. */
+	CHECK("parse-long-leading-zero", !px_parse_long("010", 0, 100, &v) && v == 10, "v %ld", v);
+	CHECK("parse-long-leading-zero-neg", !px_parse_long("-010", -100, 100, &v) && v == -10,
+	      "v %ld", v);
+	CHECK("parse-long-not-octal", !px_parse_long("08", 0, 100, &v) && v == 8, "v %ld", v);
+	CHECK("parse-long-hex-upper", !px_parse_long("0X1f", 0, 100, &v) && v == 31, "v %ld", v);
 }
 
 static void test_u64(void)
@@ -41,6 +47,10 @@ static void test_u64(void)
 	CHECK("parse-u64-overflow", px_parse_u64("18446744073709551616", 0, UINT64_MAX, &v) == -ERANGE,
 	      "accepted");
 	CHECK("parse-u64-range", px_parse_u64("5", 6, 10, &v) == -ERANGE, "accepted");
+	CHECK("parse-u64-leading-zero", !px_parse_u64("0100", 0, UINT64_MAX, &v) && v == 100,
+	      "v %" PRIu64, v);
+	CHECK("parse-u64-not-octal", !px_parse_u64("09", 0, UINT64_MAX, &v) && v == 9,
+	      "v %" PRIu64, v);
 }
 
 static void test_duration(void)
@@ -55,6 +65,8 @@ static void test_duration(void)
 	      v == 2000000000, "v %" PRIu64, v);
 	CHECK("parse-dur-ns", !px_parse_duration_ns("7ns", 1000, 0, UINT64_MAX, &v) &&
 	      v == 7, "v %" PRIu64, v);
+	CHECK("parse-dur-leading-zero", !px_parse_duration_ns("010ms", 1000, 0, UINT64_MAX, &v) &&
+	      v == 10000000, "v %" PRIu64, v);
 	CHECK("parse-dur-bad-unit", px_parse_duration_ns("3h", 1000, 0, UINT64_MAX, &v) == -EINVAL,
 	      "accepted");
 	CHECK("parse-dur-neg", px_parse_duration_ns("-3ms", 1000, 0, UINT64_MAX, &v) == -EINVAL,
@@ -129,14 +141,19 @@ static void test_argp(void)
 	char line[256];
 	int rc;
 
+	/* Every error line starts with the program's name. */
 	rc = run_argp("x12", line, sizeof(line));
 	CHECK("arg-invalid-exit", rc == 2, "exit %d", rc);
-	CHECK_STR("arg-invalid-message", line, "invalid PID: x12");
+	CHECK_STR("arg-invalid-message", line, "test_parse: invalid PID: x12");
 	rc = run_argp("0", line, sizeof(line));
 	CHECK("arg-range-exit", rc == 2, "exit %d", rc);
-	CHECK_STR("arg-range-message", line, "invalid PID: 0 (allowed: 1..2147483647)");
+	CHECK_STR("arg-range-message", line,
+		  "test_parse: invalid PID: 0 (allowed: 1..2147483647)");
 	rc = run_argp("42", line, sizeof(line));
 	CHECK("arg-valid-exit", rc == 0, "exit %d, stderr '%s'", rc, line);
+	rc = run_argp("042", line, sizeof(line));
+	CHECK("arg-leading-zero-decimal", rc == 0, "042 was not 42: exit %d, stderr '%s'",
+	      rc, line);
 }
 
 int main(void)

@@ -9,6 +9,17 @@
 
 #include "pxutil.h"
 
+/*
+ * Base 10, or 16 after an explicit 0x: never octal, so a zero-padded
+ * "010" is ten, as a user typing a pid or a count means it.
+ */
+static int num_base(const char *s)
+{
+	if (*s == '-' || *s == '+')
+		s++;
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 int px_parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -17,7 +28,7 @@ int px_parse_long(const char *s, long min, long max, long *out)
 	if (!s || !*s || isspace((unsigned char)*s))
 		return errno = EINVAL, -EINVAL;
 	errno = 0;
-	v = strtol(s, &end, 0);
+	v = strtol(s, &end, num_base(s));
 	if (*end)
 		return errno = EINVAL, -EINVAL;
 	if (errno == ERANGE || v < min || v > max)
@@ -32,7 +43,7 @@ static int parse_u64_prefix(const char *s, uint64_t *v, char **end)
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	*v = strtoull(s, end, 0);
+	*v = strtoull(s, end, num_base(s));
 	if (errno == ERANGE)
 		return -ERANGE;
 	return 0;
@@ -97,10 +108,12 @@ int px_parse_duration_ns(const char *s, uint64_t default_unit_ns,
 static void arg_error(struct argp_state *state, const char *what,
 		      const char *arg, int ret, const char *range)
 {
+	const char *prog = program_invocation_short_name;
+
 	if (ret == -ERANGE)
-		fprintf(stderr, "invalid %s: %s (allowed: %s)\n", what, arg, range);
+		fprintf(stderr, "%s: invalid %s: %s (allowed: %s)\n", prog, what, arg, range);
 	else
-		fprintf(stderr, "invalid %s: %s\n", what, arg);
+		fprintf(stderr, "%s: invalid %s: %s\n", prog, what, arg);
 	argp_usage(state);
 }
 

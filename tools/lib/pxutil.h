@@ -50,8 +50,9 @@ void px_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --------------------------------------------------------------- parsing
  *
- * Strict: the whole string must be a number in base 10 (or 0x hex), no
- * trailing junk, no empty string, inside [min, max].  px_parse_u64()
+ * Strict: the whole string must be a number in base 10 (or hex after an
+ * explicit 0x; a leading 0 is never octal: "010" is 10), no trailing
+ * junk, no empty string, inside [min, max].  px_parse_u64()
  * refuses a leading '-' (strtoull would wrap it).  Return 0, -EINVAL
  * (not a number) or -ERANGE (outside the range).
  *
@@ -60,7 +61,7 @@ void px_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * value in microseconds).
  *
  * The px_arg_*() versions are for argp parsers: on error they print
- * "invalid WHAT: ARG" (plus the allowed range when that was the problem)
+ * "prog: invalid WHAT: ARG" (plus the allowed range when that was the problem)
  * and call argp_usage(), which exits with argp_err_exit_status.
  * Example, in a parse_opt() case:  env.pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
  */
@@ -278,6 +279,14 @@ int px_cgroup_id(const char *path, uint64_t *id);
  * prefixes the message. */
 void px_cgroup_setup_or_die(const char *who, const char *name, int weight,
 			    const char *cpu_max);
+
+/* Capabilities.  px_read_cap_eff() reads the CapEff mask of a
+ * /proc/PID/status file (NULL: /proc/self/status).  px_caps_allow_bpf():
+ * may a task with effective capabilities @caps load and attach tracing
+ * BPF programs: CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN (which the
+ * kernel accepts for both), whatever its uid. */
+int px_read_cap_eff(const char *status_path, uint64_t *caps);
+bool px_caps_allow_bpf(uint64_t caps);
 
 /* State letter of task @pid from /proc/PID/stat (R, S, D, ...), '?' if
  * unreadable.  A task blocked in a killable mutex wait shows D. */

@@ -382,6 +382,38 @@ void px_cgroup_setup_or_die(const char *who, const char *name, int weight,
 			 cpu_max ? cpu_max : "max", name);
 }
 
+int px_read_cap_eff(const char *status_path, uint64_t *caps)
+{
+	char line[256], *end;
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen(status_path ? status_path : "/proc/self/status", "r");
+	if (!f)
+		return fail(errno);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "CapEff:", 7))
+			continue;
+		errno = 0;
+		*caps = strtoull(line + 7, &end, 16);
+		ret = errno || end == line + 7 || (*end && *end != '\n') ? -EINVAL : 0;
+		break;
+	}
+	fclose(f);
+	return ret ? fail(-ret) : 0;
+}
+
+#define PX_CAP_SYS_ADMIN	21
+#define PX_CAP_PERFMON		38
+#define PX_CAP_BPF		39
+
+bool px_caps_allow_bpf(uint64_t caps)
+{
+	uint64_t need = 1ULL << PX_CAP_BPF | 1ULL << PX_CAP_PERFMON;
+
+	return (caps & 1ULL << PX_CAP_SYS_ADMIN) || (caps & need) == need;
+}
+
 char px_task_state(int pid)
 {
 	char path[64], buf[512], *p;
