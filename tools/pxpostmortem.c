@@ -2,10 +2,9 @@
 /*
  * pxpostmortem - the story of the worst sample of a recorded trace.
  *
- * Reads the text of `trace-cmd report` (a file, stdin, or a trace.dat
- * that it runs `trace-cmd report -i` on) with the sched_proxy events and
- * sched:sched_switch/sched_wakeup/sched_migrate_task, finds the worst
- * sample and tells what happened in it:
+ * Reads a trace.dat (pxpostmortem_dat.c, with libtracecmd) holding the
+ * sched_proxy events and sched:sched_switch/sched_wakeup/sched_migrate_task,
+ * finds the worst sample and tells what happened in it:
  *
  *  - delimited by a break marker: `inversion --break` writes
  *    "inversion break: pid=P mutex=I wait_ns=N break_ns=T" (a lock wait),
@@ -28,55 +27,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "pxpostmortem.h"
 #include "pxutil.h"
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_SEC	1000000000ULL
 #define MAX_CPUS	256
-#define COMM_LEN	16
 #define LOCK_LEN	24
 #define REASON_LEN	20
 #define TOP		3	/* rows of "who ran" tables */
 #define MAX_LINKS	16	/* chain links shown */
-
-enum {
-	EXIT_OK		= 0,
-	EXIT_FAIL	= 1,	/* unreadable, empty or unusable trace */
-	EXIT_USAGE	= 2,
-};
-
-enum ev_type {
-	EV_OTHER,
-	EV_SWITCH,		/* sched:sched_switch */
-	EV_WAKEUP,		/* sched:sched_wakeup */
-	EV_MIGRATE_TASK,	/* sched:sched_migrate_task */
-	EV_PICK,
-	EV_ABORT,
-	EV_PSWITCH,		/* sched_proxy_switch */
-	EV_HANDOFF,
-	EV_PMIGRATE,		/* sched_proxy_migrate */
-	EV_RETURN,
-	EV_ENQ_SLEEPING,
-	EV_ACTIVATE,
-	EV_MARK,		/* ftrace print (trace_marker) */
-};
-
-/* One line of the report; fields are -1 / "" when the event has none. */
-struct ev {
-	uint64_t	ts;		/* ns */
-	int		cpu, cur;	/* CPU and current pid of the line */
-	enum ev_type	type;
-	int		prev, prev_donor, next, next_donor;
-	int		donor, owner, pid, to;
-	int		depth, src, dst, owner_cpu, prio;
-	char		state[4];	/* sched_switch prev_state */
-	char		lock[LOCK_LEN];
-	char		reason[REASON_LEN];	/* abort reason, handoff kind, return strategy */
-	char		*text;		/* EV_MARK */
-};
 
 /* Where a lock wait's time went: each instant of it is in exactly one. */
 enum cls {
@@ -104,14 +66,6 @@ static const struct {
 	[C_UNKNOWN]	= { "unknown_ns",	 "owner state unknown" },
 };
 
-struct task {
-	int	pid;
-	char	comm[COMM_LEN];
-	char	state;		/* 'R' running, 'r' runnable, else the sleep letter, 0 unknown */
-	int	cpu;
-	int	prio;
-};
-
 /* pid -> ns, the "who ran" tables. */
 struct tally {
 	int		pid[64], cpu[64];
@@ -128,33 +82,30 @@ static struct env {
 	.max_events = 60,
 };
 
-static struct ev *evs;
-static size_t nev, cap_ev;
-static struct task *tasks;
-static size_t ntasks, cap_tasks;
-static unsigned long nlines, nproxy;
-
 const char *argp_program_version = "pxpostmortem 1";
 static const char doc[] =
 "The story of the worst sample of a trace: which task waited, on which mutex,\n"
 "the blocked_on chain, who ran as proxy and where the waiting time went.\n"
 "\n"
-"USAGE: pxpostmortem [-j] [-p PID] [-e N] [REPORT.txt | TRACE.dat | -]\n"
+"USAGE: pxpostmortem [-j] [-p PID] [-e N] [TRACE.dat | -]\n"
 "\n"
-"Input: the text of `trace-cmd report` (default stdin), or a trace.dat, which\n"
-"is handed to `trace-cmd report -i`.  Record with\n"
+"Input: the trace.dat of `trace-cmd record` (default stdin), read with\n"
+"libtracecmd (events and fields by name, ns timestamps; not the text of\n"
+"`trace-cmd report`).  Record with\n"
 "  trace-cmd record -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup\n"
 "                   -e sched:sched_migrate_task CMD\n"
+"A trace without these events is refused.\n"
 "The sample is the one the last break marker names (inversion --break,\n"
 "cyclictest -b --tracemark); without one, the longest lock wait in the trace\n"
 "(of -p PID if given): from the waiter's switch-out (or its first\n"
 "sched_proxy event) to the next time it runs itself.  Exit: 0 story printed,\n"
-"1 unusable input (missing, empty, no sched_proxy events), 2 usage.\n"
+"1 unusable input (missing, not a trace.dat, events not recorded, empty,\n"
+"no sched_proxy events), 2 usage.\n"
 "\n"
 "EXAMPLES:\n"
 "    pxpostmortem trace.dat\n"
-"    trace-cmd report -i trace.dat | pxpostmortem -j > story.json\n"
-"    pxpostmortem -p 1234 report.txt     # the longest wait of pid 1234\n"
+"    pxpostmortem -j < trace.dat > story.json\n"
+"    pxpostmortem -p 1234 trace.dat      # the longest wait of pid 1234\n"
 "\n"
 "Options:";
 
@@ -192,362 +143,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-/* ---------------------------------------------------------------- tasks */
-
-static struct task *task(int pid)
-{
-	size_t i;
-
-	for (i = 0; i < ntasks; i++)
-		if (tasks[i].pid == pid)
-			return &tasks[i];
-	if (ntasks == cap_tasks) {
-		cap_tasks = cap_tasks ? 2 * cap_tasks : 256;
-		tasks = realloc(tasks, cap_tasks * sizeof(*tasks));
-		if (!tasks)
-			px_fatal(EXIT_FAIL, "out of memory");
-	}
-	memset(&tasks[ntasks], 0, sizeof(*tasks));
-	tasks[ntasks].pid = pid;
-	tasks[ntasks].cpu = -1;
-	tasks[ntasks].prio = -1;
-	return &tasks[ntasks++];
-}
-
-static void set_comm(int pid, const char *comm, size_t len)
-{
-	struct task *t;
-
-	if (pid < 0 || !len)
-		return;
-	t = task(pid);
-	if (len >= COMM_LEN)
-		len = COMM_LEN - 1;
-	memcpy(t->comm, comm, len);
-	t->comm[len] = '\0';
-}
-
-static const char *comm(int pid)
-{
-	if (pid == 0)
-		return "<idle>";
-	return pid > 0 && task(pid)->comm[0] ? task(pid)->comm : "?";
-}
-
-/* -------------------------------------------------------------- parsing */
-
-/* The value of " key=" in @s: pointer to it and its length up to a blank. */
-static const char *field(const char *s, const char *key, size_t *len)
-{
-	size_t kl = strlen(key);
-	const char *p = s;
-
-	while ((p = strstr(p, key))) {
-		if ((p == s || p[-1] == ' ') && p[kl] == '=') {
-			p += kl + 1;
-			*len = strcspn(p, " \n");
-			return p;
-		}
-		p += kl;
-	}
-	*len = 0;
-	return NULL;
-}
-
-static int ifield(const char *s, const char *key)
-{
-	size_t len;
-	const char *v = field(s, key, &len);
-
-	return v ? (int)strtol(v, NULL, 10) : -1;
-}
-
-static void sfield(const char *s, const char *key, char *buf, size_t size)
-{
-	size_t len;
-	const char *v = field(s, key, &len);
-
-	if (!v)
-		len = 0;
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, v ? v : "", len);
-	buf[len] = '\0';
-}
-
-/* Remember the comm of "key_comm" for the pid of "key_pid". */
-static void field_comm(const char *s, const char *ckey, const char *pkey)
-{
-	size_t len;
-	const char *v = field(s, ckey, &len);
-
-	if (v)
-		set_comm(ifield(s, pkey), v, len);
-}
-
-/* "12.345678" -> ns; false if not a timestamp. */
-static bool parse_ts(const char *s, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = NSEC_PER_SEC;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	while (*s >= '0' && *s <= '9')
-		sec = sec * 10 + (uint64_t)(*s++ - '0');
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			if (scale > 1) {
-				scale /= 10;
-				frac += (uint64_t)(*s - '0') * scale;
-			}
-	if (*s != ':')
-		return false;
-	*ns = sec * NSEC_PER_SEC + frac;
-	return true;
-}
-
-static const struct {
-	const char	*name;
-	enum ev_type	type;
-} ev_names[] = {
-	{ "sched_switch",		EV_SWITCH },
-	{ "sched_wakeup",		EV_WAKEUP },
-	{ "sched_migrate_task",		EV_MIGRATE_TASK },
-	{ "sched_proxy_pick",		EV_PICK },
-	{ "sched_proxy_abort",		EV_ABORT },
-	{ "sched_proxy_switch",		EV_PSWITCH },
-	{ "sched_proxy_handoff",	EV_HANDOFF },
-	{ "sched_proxy_migrate",	EV_PMIGRATE },
-	{ "sched_proxy_return",		EV_RETURN },
-	{ "sched_proxy_enqueue_sleeping", EV_ENQ_SLEEPING },
-	{ "sched_proxy_activate",	EV_ACTIVATE },
-	{ "print",			EV_MARK },
-};
-
-/*
- * One report line:
- *   COMM-PID [CPU] [LATENCY] SECS.USECS: EVENT: FIELDS
- * COMM may contain blanks and dashes: the pid follows the last '-' before
- * '['.  Returns false for lines that are not events (headers, "cpus=4").
- */
-static bool parse_line(char *line, struct ev *e)
-{
-	char *lb = strchr(line, '['), *rb, *p, *name, *rest, *dash;
-	size_t i, nl;
-
-	if (!lb || !(rb = strchr(lb, ']')))
-		return false;
-	memset(e, 0, sizeof(*e));
-	e->prev = e->prev_donor = e->next = e->next_donor = -1;
-	e->donor = e->owner = e->pid = e->to = -1;
-	e->depth = e->src = e->dst = e->owner_cpu = e->prio = -1;
-	e->cpu = (int)strtol(lb + 1, NULL, 10);
-	for (p = rb + 1; *p == ' '; p++)
-		;
-	if (!parse_ts(p, &e->ts)) {		/* a latency column first */
-		p += strcspn(p, " ");
-		while (*p == ' ')
-			p++;
-		if (!parse_ts(p, &e->ts))
-			return false;
-	}
-	name = strchr(p, ':') + 1;
-	while (*name == ' ')
-		name++;
-	nl = strcspn(name, ":");
-	if (!name[nl])
-		return false;
-	for (rest = name + nl + 1; *rest == ' '; rest++)
-		;
-	*lb = '\0';
-	for (dash = lb; dash > line && (dash[-1] == ' ' || dash[-1] == '\t'); dash--)
-		;
-	*dash = '\0';
-	dash = strrchr(line, '-');
-	if (dash) {
-		char *c = line;
-
-		e->cur = (int)strtol(dash + 1, NULL, 10);
-		while (*c == ' ')
-			c++;
-		if (strncmp(c, "<idle>", 6))
-			set_comm(e->cur, c, (size_t)(dash - c));
-	}
-	e->type = EV_OTHER;
-	for (i = 0; i < PX_ARRAY_SIZE(ev_names); i++)
-		if (strlen(ev_names[i].name) == nl && !strncmp(name, ev_names[i].name, nl))
-			e->type = ev_names[i].type;
-
-	switch (e->type) {
-	case EV_SWITCH:
-		e->prev = ifield(rest, "prev_pid");
-		e->next = ifield(rest, "next_pid");
-		e->prio = ifield(rest, "next_prio");
-		sfield(rest, "prev_state", e->state, sizeof(e->state));
-		field_comm(rest, "prev_comm", "prev_pid");
-		field_comm(rest, "next_comm", "next_pid");
-		break;
-	case EV_WAKEUP:
-		e->pid = ifield(rest, "pid");
-		e->dst = ifield(rest, "target_cpu");
-		e->prio = ifield(rest, "prio");
-		field_comm(rest, "comm", "pid");
-		break;
-	case EV_MIGRATE_TASK:
-		e->pid = ifield(rest, "pid");
-		e->src = ifield(rest, "orig_cpu");
-		e->dst = ifield(rest, "dest_cpu");
-		break;
-	case EV_PICK:
-	case EV_ABORT:
-		e->donor = ifield(rest, "donor_pid");
-		e->owner = ifield(rest, "owner_pid");
-		e->depth = ifield(rest, "depth");
-		e->dst = ifield(rest, "cpu");
-		e->owner_cpu = ifield(rest, "owner_cpu");
-		sfield(rest, "lock", e->lock, sizeof(e->lock));
-		sfield(rest, "reason", e->reason, sizeof(e->reason));
-		field_comm(rest, "donor_comm", "donor_pid");
-		field_comm(rest, "owner_comm", "owner_pid");
-		break;
-	case EV_PSWITCH:
-		e->prev = ifield(rest, "prev_pid");
-		e->prev_donor = ifield(rest, "prev_donor_pid");
-		e->next = ifield(rest, "next_pid");
-		e->next_donor = ifield(rest, "next_donor_pid");
-		e->prio = ifield(rest, "next_donor_prio");
-		field_comm(rest, "next_comm", "next_pid");
-		field_comm(rest, "next_donor_comm", "next_donor_pid");
-		break;
-	case EV_HANDOFF:
-		e->owner = ifield(rest, "owner_pid");
-		e->to = ifield(rest, "to_pid");
-		sfield(rest, "lock", e->lock, sizeof(e->lock));
-		sfield(rest, "kind", e->reason, sizeof(e->reason));
-		field_comm(rest, "to_comm", "to_pid");
-		break;
-	case EV_PMIGRATE:
-		e->donor = ifield(rest, "donor_pid");
-		e->owner = ifield(rest, "owner_pid");
-		e->src = ifield(rest, "src_cpu");
-		e->dst = ifield(rest, "dst_cpu");
-		field_comm(rest, "donor_comm", "donor_pid");
-		break;
-	case EV_RETURN:
-		e->pid = ifield(rest, "pid");
-		e->src = ifield(rest, "src_cpu");
-		e->dst = ifield(rest, "dst_cpu");
-		sfield(rest, "strategy", e->reason, sizeof(e->reason));
-		field_comm(rest, "comm", "pid");
-		break;
-	case EV_ENQ_SLEEPING:
-	case EV_ACTIVATE:
-		e->donor = ifield(rest, "donor_pid");
-		e->owner = ifield(rest, "owner_pid");
-		e->dst = ifield(rest, "cpu");
-		field_comm(rest, "donor_comm", "donor_pid");
-		field_comm(rest, "owner_comm", "owner_pid");
-		break;
-	case EV_MARK:
-		/* "tracing_mark_write: TEXT" (trace-cmd 3) or "ADDR: TEXT" */
-		p = strstr(rest, ": ");
-		e->text = strdup(p ? p + 2 : rest);
-		if (!e->text)
-			px_fatal(EXIT_FAIL, "out of memory");
-		e->text[strcspn(e->text, "\n")] = '\0';
-		break;
-	default:
-		break;
-	}
-	if (e->type >= EV_PICK && e->type <= EV_ACTIVATE)
-		nproxy++;
-	return true;
-}
-
-/* A trace.dat starts with "\x17\x08\x44tracing". */
-static bool is_dat(FILE *f)
-{
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	char buf[sizeof(magic)];
-	size_t n = fread(buf, 1, sizeof(buf), f);
-
-	rewind(f);
-	return n == sizeof(buf) && !memcmp(buf, magic, sizeof(buf));
-}
-
-/* `trace-cmd report -i PATH` as a stream; *child is its pid. */
-static FILE *report_of(const char *path, pid_t *child)
-{
-	int fds[2];
-	FILE *f;
-
-	if (pipe(fds))
-		px_fatal(EXIT_FAIL, "pipe");
-	*child = fork();
-	if (*child < 0)
-		px_fatal(EXIT_FAIL, "fork");
-	if (!*child) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execlp("trace-cmd", "trace-cmd", "report", "-i", path, (char *)NULL);
-		fprintf(stderr, "pxpostmortem: cannot run trace-cmd report -i %s: %s\n",
-			path, strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if (!f)
-		px_fatal(EXIT_FAIL, "fdopen");
-	return f;
-}
-
-static void read_trace(void)
-{
-	const char *name = env.path && strcmp(env.path, "-") ? env.path : "stdin";
-	FILE *f = stdin;
-	char *line = NULL;
-	size_t len = 0;
-	pid_t child = -1;
-	int status;
-
-	if (env.path && strcmp(env.path, "-")) {
-		f = fopen(env.path, "re");
-		if (!f)
-			px_fatal(EXIT_FAIL, "cannot open %s", env.path);
-		if (is_dat(f)) {
-			fclose(f);
-			f = report_of(env.path, &child);
-		}
-	}
-	while (getline(&line, &len, f) > 0) {
-		nlines++;
-		if (nev == cap_ev) {
-			cap_ev = cap_ev ? 2 * cap_ev : 65536;
-			evs = realloc(evs, cap_ev * sizeof(*evs));
-			if (!evs)
-				px_fatal(EXIT_FAIL, "out of memory");
-		}
-		if (parse_line(line, &evs[nev]))
-			nev++;
-	}
-	free(line);
-	if (ferror(f))
-		px_fatal(EXIT_FAIL, "error reading %s", name);
-	if (f != stdin)
-		fclose(f);
-	if (child > 0 && (waitpid(child, &status, 0) != child ||
-			  !WIFEXITED(status) || WEXITSTATUS(status)))
-		px_fatalx(EXIT_FAIL, "%s: trace-cmd report failed", name);
-	if (!nev)
-		px_fatalx(EXIT_FAIL, "%s: empty trace (%lu lines, no events): "
-			  "did trace-cmd record capture anything?", name, nlines);
-	if (!nproxy)
-		px_fatalx(EXIT_FAIL, "%s: no sched_proxy events: was the kernel booted with "
-			  "proxy_exec=disable (or built without CONFIG_PROXY_EXEC), or "
-			  "recorded without -e sched_proxy?", name);
 }
 
 /* ---------------------------------------------------------------- waits */
@@ -640,7 +235,7 @@ static void emit_wait(struct wstate *s, void (*fn)(struct sample *, void *), voi
 static int find_waits(int pid, void (*fn)(struct sample *, void *), void *arg)
 {
 	struct wstate *w = NULL;
-	size_t nw = 0, i, k;
+	size_t nw = 0, cap = 0, i, k;
 	int found = 0;
 
 	for (i = 0; i < nev; i++) {
@@ -657,22 +252,26 @@ static int find_waits(int pid, void (*fn)(struct sample *, void *), void *arg)
 				   e->type == EV_RETURN ? e->pid : e->donor;
 		}
 		for (j = 0; j < n; j++) {
-			struct wstate *s = NULL;
+			struct wstate *s;
+			struct task *t;
 
 			if (who[j] <= 0 || (pid && who[j] != pid))
 				continue;
-			for (k = 0; k < nw; k++)
-				if (w[k].pid == who[j])
-					s = &w[k];
-			if (!s) {
-				w = realloc(w, (nw + 1) * sizeof(*w));
-				if (!w)
-					px_fatal(EXIT_FAIL, "out of memory");
+			t = task(who[j]);
+			if (t->widx < 0) {
+				if (nw == cap) {
+					cap = cap ? 2 * cap : 256;
+					w = realloc(w, cap * sizeof(*w));
+					if (!w)
+						px_fatal(EXIT_FAIL, "out of memory");
+				}
+				t->widx = (int)nw;
 				s = &w[nw++];
 				memset(s, 0, sizeof(*s));
 				s->pid = who[j];
 				s->out_idx = i;
 			}
+			s = &w[t->widx];
 			if (switched_in(e, s->pid)) {
 				if (s->open && s->reopened && !s->named) {
 					/* that D sleep was no lock wait */
@@ -724,11 +323,13 @@ static int find_waits(int pid, void (*fn)(struct sample *, void *), void *arg)
 			}
 		}
 	}
-	for (k = 0; k < nw; k++)
+	for (k = 0; k < nw; k++) {
 		if (w[k].pending) {
 			emit_wait(&w[k], fn, arg);
 			found++;
 		}
+		task(w[k].pid)->widx = -1;
+	}
 	free(w);
 	return found;
 }
@@ -977,11 +578,17 @@ static void apply(const struct ev *e, int curr[], int donor[])
 	}
 }
 
+/* The CPUs of the trace: curr[] and donor[] beyond them stay -1. */
+static int cpus(void)
+{
+	return nr_cpus > 0 && nr_cpus < MAX_CPUS ? nr_cpus : MAX_CPUS;
+}
+
 static int running_on(const int curr[], int pid)
 {
 	int c;
 
-	for (c = 0; c < MAX_CPUS; c++)
+	for (c = 0; c < cpus(); c++)
 		if (curr[c] == pid)
 			return c;
 	return -1;
@@ -1036,7 +643,7 @@ static void tell_lock(struct story *st)
 			int pc = -1, oc;
 			uint64_t d = t - prev_t;
 
-			for (c = 0; c < MAX_CPUS; c++)
+			for (c = 0; c < cpus(); c++)
 				if (donor[c] == W && curr[c] != W && curr[c] >= 0)
 					pc = c;
 			oc = owner > 0 ? running_on(curr, owner) : -1;
@@ -1084,10 +691,10 @@ static void tell_lock(struct story *st)
 				transit = 0;
 				if (e->owner > 0)
 					owner = e->owner;
-				if (e->lock[0] && strcmp(e->lock, "(nil)") && strcmp(e->lock, "0x0")) {
-					snprintf(st->tail_lock, LOCK_LEN, "%s", e->lock);
+				if (e->lock) {
+					snprintf(st->tail_lock, LOCK_LEN, "%s", lock_str(e->lock, 0));
 					if (e->depth == 1 && !st->lock_from) {
-						snprintf(st->lock, LOCK_LEN, "%s", e->lock);
+						snprintf(st->lock, LOCK_LEN, "%s", lock_str(e->lock, 0));
 						st->lock_from = e->type == EV_PICK ? "sched_proxy_pick depth=1" :
 							"sched_proxy_abort depth=1";
 					}
@@ -1124,7 +731,7 @@ static void tell_lock(struct story *st)
 			if (e->to == W) {
 				handed = 1;
 				st->releaser = e->owner;
-				snprintf(st->lock, LOCK_LEN, "%s", e->lock);
+				snprintf(st->lock, LOCK_LEN, "%s", lock_str(e->lock, 0));
 				st->lock_from = "sched_proxy_handoff to the waiter";
 			}
 			break;
@@ -1226,7 +833,7 @@ static void print_event(const struct story *st, const struct ev *e, int owner)
 	switch (e->type) {
 	case EV_PICK:
 		printf("  %+9.3f  CPU%d  pick: %s-%d runs %s-%d (lock %s, depth %d)\n", rel, e->cpu,
-		       comm(e->donor), e->donor, comm(e->owner), e->owner, e->lock, e->depth);
+		       comm(e->donor), e->donor, comm(e->owner), e->owner, lock_str(e->lock, 0), e->depth);
 		break;
 	case EV_ABORT:
 		printf("  %+9.3f  CPU%d  abort: donor %s-%d, owner %d on CPU %d, depth %d: %s\n",
@@ -1240,7 +847,7 @@ static void print_event(const struct story *st, const struct ev *e, int owner)
 		break;
 	case EV_HANDOFF:
 		printf("  %+9.3f  CPU%d  handoff: %d hands %s to %s-%d (%s)\n", rel, e->cpu,
-		       e->owner, e->lock, comm(e->to), e->to, e->reason);
+		       e->owner, lock_str(e->lock, 0), comm(e->to), e->to, e->reason);
 		break;
 	case EV_PMIGRATE:
 		printf("  %+9.3f  CPU%d  migrate: donor %s-%d CPU %d -> %d (owner %d)\n", rel,
@@ -1511,9 +1118,8 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return EXIT_USAGE;
 	if (!env.path && isatty(STDIN_FILENO))
-		px_fatalx(EXIT_USAGE, "no input: give a report file or a trace.dat, or pipe "
-			  "`trace-cmd report` in (--help)");
-	read_trace();
+		px_fatalx(EXIT_USAGE, "no input: give a trace.dat, or pipe one in (--help)");
+	read_trace(env.path);
 	choose_sample(&st.s);
 	if (st.s.lock)
 		tell_lock(&st);

@@ -1,20 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pxpostmortem on hand-written `trace-cmd report` text of known shape: the
- * break-marker story (waiter, mutex, owner, the time split to the
- * microsecond), the longest wait without a marker, a cyclictest latency,
- * and the errors (missing file, empty trace, no sched_proxy events, usage).
- * Runs build/tools/bin/pxpostmortem, found next to this binary's folder.
+ * pxpostmortem on trace.dat files of known shape, written by pmdat.h from
+ * hand-written lines in the shape of `trace-cmd report`: the break-marker
+ * story (waiter, mutex, owner, the time split exactly), the longest wait
+ * without a marker, a cyclictest latency, nanosecond timestamps, 3000 pids,
+ * stdin, and the errors (missing file, a text report, events not recorded,
+ * empty trace, no sched_proxy events, usage).  The host has the
+ * libtraceevent plugins that reformat sched_switch: the stories must not
+ * depend on them.  Runs build/tools/bin/pxpostmortem, found next to this
+ * binary's folder.
+ *
+ * test_postmortem --bench EVENTS PIDS [OLD_TOOL] writes a synthetic trace of
+ * EVENTS events among PIDS tasks (and its report text) and times the tool
+ * on it (OLD_TOOL: a pxpostmortem that reads the text, to compare).
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pmdat.h"
 #include "unit.h"
 
 static char tool[PATH_MAX + 64], dir[] = "/tmp/pxpm-unit.XXXXXX";
 static char out[65536];
+
+#define PX_NS_LINES	20	/* at least the lines of lock_trace */
 
 /* A sleep-owner wait: W=100 waits 12 ms on lab mutex 3 held by O=200. */
 static const char *const lock_trace[] = {
@@ -75,7 +87,27 @@ static const char *const latency_trace[] = {
 	NULL,
 };
 
-static void write_file(const char *name, const char *const lines[], const char *extra)
+/* @lines (and @extra) as a trace.dat, leaving out the events of @leave_out. */
+static void write_dat(const char *name, const char *const lines[], const char *extra,
+		      unsigned int leave_out)
+{
+	struct pmdat *w = pmdat_new(leave_out);
+	char path[PATH_MAX];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (i = 0; lines && lines[i]; i++)
+		pmdat_line(w, lines[i]);
+	if (extra)
+		pmdat_line(w, extra);
+	if (pmdat_write(w, path)) {
+		perror(path);
+		exit(1);
+	}
+	pmdat_free(w);
+}
+
+static void write_text(const char *name, const char *const lines[])
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -87,22 +119,20 @@ static void write_file(const char *name, const char *const lines[], const char *
 		perror(path);
 		exit(1);
 	}
-	for (i = 0; lines && lines[i]; i++)
+	for (i = 0; lines[i]; i++)
 		fprintf(f, "%s\n", lines[i]);
-	if (extra)
-		fprintf(f, "%s\n", extra);
 	fclose(f);
 }
 
-/* Run pxpostmortem ARGS (in @dir), stdout+stderr into out; exit status. */
-static int run(const char *args)
+/* Run @sh in @dir ($PM is the tool), stdout+stderr into out; exit status. */
+static int runsh(const char *sh)
 {
 	char cmd[PATH_MAX * 2];
 	size_t n;
 	FILE *p;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "cd %s && %s < /dev/null %s 2>&1", dir, tool, args);
+	snprintf(cmd, sizeof(cmd), "cd %s && { %s; } 2>&1", dir, sh);
 	p = popen(cmd, "r");
 	if (!p) {
 		perror("popen");
@@ -114,14 +144,23 @@ static int run(const char *args)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Run pxpostmortem ARGS (in @dir, stdin /dev/null unless ARGS say). */
+static int run(const char *args)
+{
+	char sh[PATH_MAX];
+
+	snprintf(sh, sizeof(sh), "\"$PM\" < /dev/null %s", args);
+	return runsh(sh);
+}
+
 #define HAS(name, needle) CHECK(name, strstr(out, needle), "no '%s' in:\n%s", needle, out)
 
 static void test_marker(void)
 {
 	int rc;
 
-	write_file("lock.txt", lock_trace, marker);
-	rc = run("-j lock.txt");
+	write_dat("lock.dat", lock_trace, marker, PMDAT_ALL);
+	rc = run("-j lock.dat");
 	CHECK("pm-marker-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("pm-marker-kind", "\"kind\": \"lock_wait\"");
 	HAS("pm-marker-pid", "\"pid\": 100,");
@@ -144,11 +183,11 @@ static void test_marker(void)
 	HAS("pm-marker-total", "\"total_ns\": 12000000");
 	HAS("pm-marker-preempted-by", "\"preempted_by\": [\n    {\n      \"pid\": 300,");
 	HAS("pm-marker-abort", "\"owner_sleeping\": 1");
-	rc = run("lock.txt");
+	rc = run("lock.dat");
 	HAS("pm-text-chain", "chain     waiter-100 -> [0xffff888001234500] -> owner owner-200 (depth 1)");
 	HAS("pm-text-preempted-by", "preempted by hog-300 on CPU 0 6.000 ms");
 	HAS("pm-text-marker", "marker    1.012000 CPU0 waiter-100: inversion break: pid=100 mutex=3");
-	rc = run("< lock.txt -j -");
+	rc = run("< lock.dat -j -");
 	HAS("pm-stdin", "\"total_ns\": 12000000");
 }
 
@@ -156,15 +195,15 @@ static void test_longest(void)
 {
 	int rc;
 
-	write_file("nomark.txt", lock_trace, NULL);
-	rc = run("-j nomark.txt");
+	write_dat("nomark.dat", lock_trace, NULL, PMDAT_ALL);
+	rc = run("-j nomark.dat");
 	CHECK("pm-longest-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("pm-longest-marker", "\"marker\": null");
 	/* From the first sched_proxy event (the waiter still curr) on. */
 	HAS("pm-longest-window", "\"window_ns\": 10500000,");
 	HAS("pm-longest-total", "\"total_ns\": 10500000");
 	HAS("pm-longest-mutex-index", "\"mutex_index\": null");
-	rc = run("-p 999 nomark.txt");
+	rc = run("-p 999 nomark.dat");
 	CHECK("pm-pid-never-waited", rc == 1 && strstr(out, "pid 999 never waited"),
 	      "exit %d: %s", rc, out);
 }
@@ -173,8 +212,8 @@ static void test_retry(void)
 {
 	int rc;
 
-	write_file("retry.txt", retry_trace, NULL);
-	rc = run("-j retry.txt");
+	write_dat("retry.dat", retry_trace, NULL, PMDAT_ALL);
+	rc = run("-j retry.dat");
 	CHECK("pm-retry-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("pm-retry-window", "\"window_ns\": 6100000,");
 	HAS("pm-retry-proxy", "\"proxy_ns\": 1900000,");
@@ -190,8 +229,8 @@ static void test_latency(void)
 {
 	int rc;
 
-	write_file("lat.txt", latency_trace, NULL);
-	rc = run("-j lat.txt");
+	write_dat("lat.dat", latency_trace, NULL, PMDAT_ALL);
+	rc = run("-j lat.dat");
 	CHECK("pm-latency-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("pm-latency-kind", "\"kind\": \"wakeup_latency\"");
 	HAS("pm-latency-pid", "\"pid\": 500,");
@@ -199,33 +238,200 @@ static void test_latency(void)
 	HAS("pm-latency-proxy", "\"pid\": 200,\n      \"comm\": \"owner\",\n      \"donor\": 100,\n      \"ns\": 300000");
 }
 
+/*
+ * Nanosecond timestamps: the pick 123 ns after the microsecond, the waiter
+ * back 456 ns after it; `trace-cmd report` prints microseconds.
+ */
+static void test_ns(void)
+{
+	static char buf[4][512];
+	const char *lines[PX_NS_LINES + 1];
+	int i, rc;
+
+	for (i = 0; lock_trace[i]; i++) {
+		char *p;
+
+		lines[i] = lock_trace[i];
+		if (i != 4 && i != 5 && i != 6 && i != 15)
+			continue;
+		/* "1.001000:" -> "1.001000123:", "1.011500:" -> "1.011500456:" */
+		p = buf[i == 15 ? 3 : i - 4];
+		snprintf(p, 512, "%s", lock_trace[i]);
+		p = strstr(p, "1.0");
+		memmove(p + 11, p + 8, strlen(p + 8) + 1);
+		memcpy(p + 8, i == 15 ? "456" : "123", 3);
+		lines[i] = buf[i == 15 ? 3 : i - 4];
+	}
+	lines[i] = NULL;
+	write_dat("ns.dat", lines, NULL, PMDAT_ALL);
+	rc = run("-j ns.dat");
+	CHECK("pm-ns-exit", rc == 0, "exit %d: %s", rc, out);
+	/* from the pick (1.001000123) to the waiter's switch-in (1.011500456) */
+	HAS("pm-ns-window", "\"window_ns\": 10500333,");
+	HAS("pm-ns-start", "\"start_ns\": 1001000123,");
+	HAS("pm-ns-total", "\"total_ns\": 10500333");
+}
+
+/*
+ * 3000 other tasks switch on CPU 1 before the wait: the pid index grows
+ * (and rehashes) and the story still names its tasks.
+ */
+static void test_many_pids(void)
+{
+	static char buf[3000][200];
+	const char *lines[3000 + PX_NS_LINES + 1];
+	int i, n = 0, rc;
+
+	for (i = 0; i < 3000; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "t-%d [001] 0.%06d: sched_switch: prev_comm=t "
+			 "prev_pid=%d prev_prio=120 prev_state=S ==> next_comm=t next_pid=%d "
+			 "next_prio=120", 1000 + i, 100000 + i * 100, 1000 + i, 1001 + i);
+		lines[n++] = buf[i];
+	}
+	for (i = 0; lock_trace[i]; i++)
+		lines[n++] = lock_trace[i];
+	lines[n] = NULL;
+	write_dat("pids.dat", lines, marker, PMDAT_ALL);
+	rc = run("pids.dat");
+	CHECK("pm-pids-exit", rc == 0, "exit %d: %s", rc, out);
+	HAS("pm-pids-chain", "chain     waiter-100 -> [0xffff888001234500] -> owner owner-200 (depth 1)");
+	HAS("pm-pids-preempted-by", "preempted by hog-300 on CPU 0 6.000 ms");
+}
+
+static void test_stdin(void)
+{
+	int rc;
+
+	rc = runsh("cat lock.dat | \"$PM\" -j");
+	CHECK("pm-stdin-pipe", rc == 0 && strstr(out, "\"total_ns\": 12000000"), "exit %d: %s", rc, out);
+}
+
 static void test_errors(void)
 {
 	static const char *const no_proxy[] = {
-		"cpus=1",
 		"          <idle>-0     [000]     1.000000: sched_switch:         prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=7 next_prio=120",
+		NULL,
+	};
+	/* what `trace-cmd report` prints with the sched_switch plugin loaded */
+	static const char *const plugin_text[] = {
+		"           owner-200   [000]     1.000000: sched_switch:         owner:200 [120] R ==> waiter:100 [19]",
+		"          waiter-100   [000]     1.001000: sched_proxy_pick:     donor_comm=waiter donor_pid=100 owner_comm=owner owner_pid=200 lock=0xffff888001234500 depth=1 cpu=0",
 		NULL,
 	};
 	int rc;
 
-	rc = run("missing.txt");
-	CHECK("pm-missing-file", rc == 1 && strstr(out, "cannot open missing.txt"), "exit %d: %s", rc, out);
-	write_file("empty.txt", NULL, "cpus=4");
-	rc = run("empty.txt");
+	rc = run("missing.dat");
+	CHECK("pm-missing-file", rc == 1 && strstr(out, "cannot open missing.dat"), "exit %d: %s", rc, out);
+	write_text("report.txt", plugin_text);
+	rc = run("report.txt");
+	CHECK("pm-text-refused", rc == 1 && strstr(out, "pxpostmortem: report.txt: not a trace.dat"),
+	      "exit %d: %s", rc, out);
+	write_dat("empty.dat", NULL, NULL, PMDAT_ALL);
+	rc = run("empty.dat");
 	CHECK("pm-empty-trace", rc == 1 && strstr(out, "empty trace"), "exit %d: %s", rc, out);
-	write_file("noproxy.txt", no_proxy, NULL);
-	rc = run("noproxy.txt");
+	write_dat("noproxy.dat", no_proxy, NULL, PMDAT_ALL);
+	rc = run("noproxy.dat");
 	CHECK("pm-no-sched-proxy", rc == 1 && strstr(out, "no sched_proxy events") &&
 	      strstr(out, "proxy_exec=disable"), "exit %d: %s", rc, out);
-	rc = run("--bogus lock.txt");
+	write_dat("noswitch.dat", lock_trace, marker, PMDAT_NO_SWITCH);
+	rc = run("noswitch.dat");
+	CHECK("pm-needs-sched-switch", rc == 1 &&
+	      strstr(out, "pxpostmortem: noswitch.dat: recorded without sched:sched_switch,") &&
+	      strstr(out, "trace-cmd record -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup "
+		     "-e sched:sched_migrate_task CMD"), "exit %d: %s", rc, out);
+	write_dat("nowake.dat", lock_trace, marker, PMDAT_NO_WAKEUP | PMDAT_NO_MIGRATE);
+	rc = run("nowake.dat");
+	CHECK("pm-needs-wakeup-migrate", rc == 1 &&
+	      strstr(out, "without sched:sched_wakeup, sched:sched_migrate_task,"), "exit %d: %s", rc, out);
+	write_dat("noproxyev.dat", lock_trace, marker, PMDAT_NO_PROXY);
+	rc = run("noproxyev.dat");
+	CHECK("pm-needs-sched-proxy", rc == 1 && strstr(out, "without sched_proxy:*") &&
+	      strstr(out, "CONFIG_PROXY_EXEC"), "exit %d: %s", rc, out);
+	rc = run("--bogus lock.dat");
 	CHECK("pm-usage-option", rc == 2, "exit %d: %s", rc, out);
-	rc = run("a.txt b.txt");
+	rc = run("a.dat b.dat");
 	CHECK("pm-usage-two-files", rc == 2, "exit %d: %s", rc, out);
-	rc = run("-p x lock.txt");
+	rc = run("-p x lock.dat");
 	CHECK("pm-usage-bad-pid", rc == 2 && strstr(out, "invalid PID"), "exit %d: %s", rc, out);
 }
 
-int main(void)
+/*
+ * The benchmark: EVENTS events among PIDS tasks on 4 CPUs, switches and
+ * wakeups with a proxy wait every 50 (pick, proxy switch, handoff), as
+ * bench.dat and bench.txt (its report text) in @dir; the time of the tool
+ * on bench.dat and, when given, of @old on bench.txt.
+ */
+static int bench(long events, int pids, const char *old)
+{
+	struct pmdat *w = pmdat_new(PMDAT_ALL);
+	char line[512], path[PATH_MAX];
+	unsigned int seed = 1;
+	FILE *txt;
+	long i = 0;
+	int cur[4] = { 1000, 1001, 1002, 1003 };
+
+	snprintf(path, sizeof(path), "%s/bench.txt", dir);
+	txt = fopen(path, "w");
+	if (!txt)
+		return 1;
+#define EMIT(...) do {								\
+		snprintf(line, sizeof(line), __VA_ARGS__);			\
+		pmdat_line(w, line);						\
+		fprintf(txt, "%s\n", line);					\
+		i++;								\
+	} while (0)
+	while (i < events) {
+		uint64_t ts = 1000000000ULL + (uint64_t)i * 1000;
+		int c = (int)(i % 4), a = 1000 + (int)(rand_r(&seed) % (unsigned int)pids), b = cur[c];
+		unsigned int sec = (unsigned int)(ts / 1000000000ULL), us = (unsigned int)(ts % 1000000000ULL / 1000);
+
+		if (a == b)
+			a = a + 1 < 1000 + pids ? a + 1 : 1000;
+		if (i % 50 == 0) {
+			EMIT("t%d-%d [%03d] %u.%06u: sched_proxy_pick: donor_comm=t%d donor_pid=%d "
+			     "owner_comm=t%d owner_pid=%d lock=0xffff888001234500 depth=1 cpu=%d",
+			     b, b, c, sec, us, b, b, a, a, c);
+			EMIT("t%d-%d [%03d] %u.%06u: sched_proxy_switch: prev_pid=%d prev_donor_pid=%d "
+			     "next_comm=t%d next_pid=%d next_donor_comm=t%d next_donor_pid=%d "
+			     "next_donor_prio=120", b, b, c, sec, us, b, b, a, a, b, b);
+			EMIT("t%d-%d [%03d] %u.%06u: sched_switch: prev_comm=t%d prev_pid=%d prev_prio=120 "
+			     "prev_state=D ==> next_comm=t%d next_pid=%d next_prio=120",
+			     b, b, c, sec, us, b, b, a, a);
+			EMIT("t%d-%d [%03d] %u.%06u: sched_proxy_handoff: lock=0xffff888001234500 "
+			     "owner_pid=%d to_comm=t%d to_pid=%d kind=top_waiter",
+			     a, a, c, sec, us + 1, a, b, b);
+		}
+		EMIT("t%d-%d [%03d] %u.%06u: sched_wakeup: comm=t%d pid=%d prio=120 target_cpu=%03d",
+		     cur[c], cur[c], c, sec, us + 2, a, a, c);
+		EMIT("t%d-%d [%03d] %u.%06u: sched_switch: prev_comm=t%d prev_pid=%d prev_prio=120 "
+		     "prev_state=R+ ==> next_comm=t%d next_pid=%d next_prio=120",
+		     cur[c], cur[c], c, sec, us + 3, cur[c], cur[c], b, b);
+		cur[c] = b;
+	}
+#undef EMIT
+	fclose(txt);
+	snprintf(path, sizeof(path), "%s/bench.dat", dir);
+	if (pmdat_write(w, path))
+		return 1;
+	pmdat_free(w);
+	printf("# %ld events, %d pids: %s/bench.dat, bench.txt\n", i, pids, dir);
+	for (int k = 0; k < (old ? 2 : 1); k++) {
+		struct timespec t0, t1;
+		char cmd[PATH_MAX * 3];
+
+		snprintf(cmd, sizeof(cmd), "cd %s && %s -e 0 %s > /dev/null", dir,
+			 k ? old : tool, k ? "bench.txt" : "bench.dat");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (system(cmd))
+			printf("# %s failed\n", cmd);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("%s: %.2f s\n", k ? "old (report text)" : "pxpostmortem (trace.dat)",
+		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	char self[PATH_MAX], cmd[PATH_MAX + 16];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -245,10 +451,16 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	setenv("PM", tool, 1);
+	if (argc >= 4 && !strcmp(argv[1], "--bench"))
+		return bench(atol(argv[2]), atoi(argv[3]), argc > 4 ? argv[4] : NULL);
 	test_marker();
 	test_longest();
 	test_retry();
 	test_latency();
+	test_ns();
+	test_many_pids();
+	test_stdin();
 	test_errors();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
