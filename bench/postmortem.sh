@@ -23,7 +23,7 @@
 # trace markers.
 #
 # Results in the folder: trace.dat, report.txt (trace-cmd report),
-# story.txt (pxpostmortem), story.json (pxpostmortem -j), workload.log,
+# story.txt (pxpostmortem trace.dat), story.json (pxpostmortem -j), workload.log,
 # status (the workload's exit status), guest/ (guest/run.sh's results).
 # Open the trace on the host with `trace-cmd report -i trace.dat` or
 # `kernelshark trace.dat`.  Exit status: 0 story written; 1 no story (guest
@@ -75,8 +75,8 @@ if [ "${1-}" = --guest ]; then
 	trace-cmd report -i trace.dat > report.txt 2> report.err ||
 		die "trace-cmd report failed: $(tail -3 report.err)"
 	# 3: no story (the reason is in story.err)
-	pxpostmortem report.txt > story.txt 2> story.err || { cat story.err; exit 3; }
-	pxpostmortem -j report.txt > story.json
+	pxpostmortem trace.dat > story.txt 2> story.err || { cat story.err; exit 3; }
+	pxpostmortem -j trace.dat > story.json
 	exit 0
 fi
 

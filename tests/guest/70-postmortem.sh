@@ -10,8 +10,11 @@
 # (index from the result file, address from the waiter's own events) and
 # the owner pid the run used, its time split adds up to the kernel's
 # wait_ns, the trace's blocked time agrees with it, and the owner's 3 ms
-# sleep shows as "owner sleeping".  With proxy_exec=disable the break trips
-# too and pxpostmortem refuses the trace (no sched_proxy events).
+# sleep shows as "owner sleeping".  pxpostmortem reads the trace.dat (the
+# report text is only for the checks' greps); a recording without
+# sched:sched_switch and the others is refused, naming them and the record
+# command.  With proxy_exec=disable the break trips too and pxpostmortem
+# refuses the trace (no sched_proxy events).
 #
 # Usage: sh 70-postmortem.sh   (in the guest)
 # pxtest-boot: lean
@@ -53,7 +56,7 @@ rec() {
 
 if grep -qw 'proxy_exec=disable' /proc/cmdline; then
 	rec off rt -n 5 --break 20000
-	pxpostmortem "$T/off.txt" > "$T/off.story" 2>&1
+	pxpostmortem "$T/off.dat" > "$T/off.story" 2>&1
 	rc=$?
 	[ $rc = 1 ] && grep -q 'no sched_proxy events' "$T/off.story" && ok pm/off-no-story ||
 		notok pm/off-no-story "exit $rc, want 1 and 'no sched_proxy events': $(head -c 300 "$T/off.story")"
@@ -85,9 +88,9 @@ else
 		notok pm/trace-stops-at-marker "$after events after the marker, the last $lts s (marker $mts s)"
 fi
 
-S=$T/story.json
-pxpostmortem "$R" | sed 's/^/# /'
-if ! pxpostmortem -j "$R" > "$S" 2> "$T/story.err"; then
+S=$T/story.json D=$T/so.dat
+pxpostmortem "$D" | sed 's/^/# /'
+if ! pxpostmortem -j "$D" > "$S" 2> "$T/story.err"; then
 	notok pm/story "pxpostmortem failed: $(cat "$T/story.err")"
 	finish
 fi
@@ -115,4 +118,15 @@ if [ "${pre:-0}" -gt 10000000 ]; then
 	[ "$by" = "$hpid" ] && ok pm/story-preempted-by ||
 		notok pm/story-preempted-by "owner preempted $pre ns by pid $by, the hog is $hpid"
 fi
+
+# Recorded with -e sched_proxy alone: refused, with the record command.
+trace-cmd record -q -o "$T/nosw.dat" -e sched_proxy \
+	inversion sleep-owner -s 3000 -b 200 -n 3 -q > "$T/nosw.out" 2>&1
+pxpostmortem "$T/nosw.dat" > "$T/nosw.story" 2>&1
+rc=$?
+want='recorded without sched:sched_switch, sched:sched_wakeup, sched:sched_migrate_task'
+recipe='trace-cmd record -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_migrate_task'
+[ $rc = 1 ] && grep -q "$want" "$T/nosw.story" && grep -q "$recipe" "$T/nosw.story" &&
+	ok pm/refuses-missing-events ||
+	notok pm/refuses-missing-events "exit $rc, want 1 naming the events: $(head -c 300 "$T/nosw.story")"
 finish
