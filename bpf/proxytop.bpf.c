@@ -30,7 +30,7 @@ pair(struct task_struct *donor, struct task_struct *owner, struct px_counters *c
 
 	if (!owner || !px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
 		return NULL;
-	p = px_pair_get(&pairs, donor, owner);
+	p = px_pair_get(&pairs, donor, owner, c);
 	if (!p)
 		c->lost++;
 	return p;
@@ -103,11 +103,25 @@ PX_TP(sched_proxy_activate, activate,
       PX_PROTO_SLEEPING,
       ({ struct px_counters *c = cnt(); if (c) c->activations++; 0; }))
 
+/* The handoff kinds by the running kernel's values (CO-RE). */
+static __always_inline int on_handoff(int kind)
+{
+	struct px_counters *c = cnt();
+
+	if (!c)
+		return 0;
+	if (kind == bpf_core_enum_value(enum proxy_handoff_kind___px,
+					PROXY_HANDOFF_DONOR___px))
+		c->handoffs_donor++;
+	else if (kind == bpf_core_enum_value(enum proxy_handoff_kind___px,
+					     PROXY_HANDOFF_TOP_WAITER___px))
+		c->handoffs_top++;
+	return 0;
+}
+
 PX_TP(sched_proxy_handoff, handoff,
       PX_PROTO_HANDOFF,
-      ({ struct px_counters *c = cnt();
-         if (c) { if (kind == 0) c->handoffs_donor++; else c->handoffs_top++; }
-         0; }))
+      on_handoff(kind))
 
 PX_TP(sched_proxy_switch, switch,
       PX_PROTO_SWITCH,

@@ -48,6 +48,16 @@ int BPF_PROG(name##_btf, proto) { return call; }
 #define PX_PROTO_HANDOFF	PX_ARGS(struct mutex *lock, struct task_struct *owner, \
 			     struct task_struct *to, int kind)
 
+/*
+ * Kernel enums the handlers compare with, as CO-RE flavours: their values
+ * are relocated to the running kernel's (bpf_core_enum_value()), which
+ * may number them differently; vmlinux.h need not have them.
+ */
+enum proxy_handoff_kind___px {
+	PROXY_HANDOFF_DONOR___px,
+	PROXY_HANDOFF_TOP_WAITER___px,
+};
+
 static __always_inline __u64 px_log2(__u32 v)
 {
 	__u32 shift, r;
@@ -161,16 +171,30 @@ px_pair_match(struct task_struct *donor, struct task_struct *owner,
 	       px_task_match(owner, tgid, cgid, level);
 }
 
-/* The pairs map entry for (@donor, @owner), created on first use. */
-static __always_inline struct px_pair *
-px_pair_get(void *pairs, struct task_struct *donor, struct task_struct *owner)
+static __always_inline void
+px_pair_key_of(struct px_pair_key *key, struct task_struct *donor,
+	       struct task_struct *owner)
 {
-	struct px_pair_key key = {
-		.donor_pid = donor->pid,
-		.owner_pid = owner->pid,
-	};
-	struct px_pair *p, init = {};
+	key->donor_pid = donor->pid;
+	key->owner_pid = owner->pid;
+	key->donor_start = donor->start_time;
+	key->owner_start = owner->start_time;
+}
 
+/*
+ * The pairs map entry for (@donor, @owner), created on first use (counted
+ * in @c->pairs_new: the map is an LRU hash, so a new pair may have evicted
+ * an idle one).
+ */
+static __always_inline struct px_pair *
+px_pair_get(void *pairs, struct task_struct *donor, struct task_struct *owner,
+	    struct px_counters *c)
+{
+	struct px_pair_key key;
+	struct px_pair *p, init = {};
+	long err;
+
+	px_pair_key_of(&key, donor, owner);
 	p = bpf_map_lookup_elem(pairs, &key);
 	if (p)
 		return p;
@@ -180,7 +204,12 @@ px_pair_get(void *pairs, struct task_struct *donor, struct task_struct *owner)
 	init.owner_cgid = px_task_cgid(owner);
 	BPF_CORE_READ_STR_INTO(&init.donor_comm, donor, comm);
 	BPF_CORE_READ_STR_INTO(&init.owner_comm, owner, comm);
-	return px_lookup_or_init(pairs, &key, &init);
+	err = bpf_map_update_elem(pairs, &key, &init, BPF_NOEXIST);
+	if (!err)
+		c->pairs_new++;
+	else if (err != -17 /* EEXIST: raced with another CPU */)
+		return NULL;
+	return bpf_map_lookup_elem(pairs, &key);
 }
 
 /*
@@ -200,8 +229,7 @@ px_stretch_close(void *pairs, struct px_stretch *st, __u64 now)
 	st->ts = 0;
 	if (!st->tracked)
 		return delta;
-	key.donor_pid = st->donor_pid;
-	key.owner_pid = st->owner_pid;
+	key = st->key;
 	p = bpf_map_lookup_elem(pairs, &key);
 	if (p) {
 		__sync_fetch_and_add(&p->ns, delta);
@@ -220,23 +248,23 @@ px_stretch_close(void *pairs, struct px_stretch *st, __u64 now)
 static __always_inline bool
 px_stretch_open(void *pairs, struct px_stretch *st, __u64 now,
 		struct task_struct *next, struct task_struct *next_donor,
-		bool track)
+		bool track, struct px_counters *c)
 {
 	st->ts = now;
-	st->donor_pid = next_donor->pid;
-	st->owner_pid = next->pid;
-	st->tracked = track && px_pair_get(pairs, next_donor, next);
+	px_pair_key_of(&st->key, next_donor, next);
+	st->tracked = track && px_pair_get(pairs, next_donor, next, c);
 	return !track || st->tracked;
 }
 
 #ifdef PX_WANT_PAIR_MAPS
 /*
  * The maps behind px_switch(), for tools that define PX_WANT_PAIR_MAPS
- * before including this file: cumulative donor/owner pairs, the stretch
- * open on each CPU, system-wide counters per CPU.
+ * before including this file: cumulative donor/owner pairs (LRU: a long
+ * run keeps taking new pairs, the idle ones go; user space may resize it
+ * before load), the stretch open on each CPU, system-wide counters per CPU.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, PX_MAX_PAIRS);
 	__type(key, struct px_pair_key);
 	__type(value, struct px_pair);
@@ -284,7 +312,7 @@ px_switch(void *pairs, void *stretch_map, void *counters_map,
 	delta = px_stretch_close(pairs, st, now);
 	c->donated_ns += delta;
 	if (next != next_donor &&
-	    !px_stretch_open(pairs, st, now, next, next_donor, track))
+	    !px_stretch_open(pairs, st, now, next, next_donor, track, c))
 		c->lost++;
 	return tracked ? delta : 0;
 }

@@ -24,10 +24,13 @@ struct {
 	__type(value, struct pxchain_hist);
 } hists SEC(".maps");
 
-/* Per-CPU counts: plain increments; user space sums the CPUs. */
+/*
+ * Per-CPU counts by the kernel's reason value (user space names them from
+ * the kernel's BTF): plain increments; user space sums the CPUs.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PX_ABORT_NR + 1);	/* last: unknown reason */
+	__uint(max_entries, PX_ABORT_SLOTS);	/* last: out of range */
 	__type(key, __u32);
 	__type(value, __u64);
 } aborts SEC(".maps");
@@ -68,7 +71,7 @@ on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
 static __always_inline int
 on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
 {
-	__u32 key = reason < 0 || reason >= PX_ABORT_NR ? PX_ABORT_NR : reason;
+	__u32 key = reason < 0 || reason >= PX_ABORT_SLOTS - 1 ? PX_ABORT_SLOTS - 1 : reason;
 	__u64 *cnt;
 
 	/* @owner is NULL when the chain changed: then only @donor counts. */

@@ -18,18 +18,13 @@
 #define PX_LCB_F_MUTEX		(1U << 5)
 
 /*
- * enum proxy_abort_reason / proxy_return_strategy / proxy_handoff_kind in
- * tracepoints/sched_proxy.h, in declaration order.  Copied rather than
- * taken from vmlinux.h so the tools build against kernels without them.
+ * sched_proxy_abort reasons are counted by the kernel's own value, in
+ * slots 0..PX_ABORT_SLOTS-2; the last slot takes values out of range.
+ * The names come from the running kernel's BTF (enum proxy_abort_reason,
+ * pxbpf_enum_names()): the enum differs between versions of the series,
+ * so no copy of it is kept here.
  */
-enum px_abort_reason {
-	PX_ABORT_OWNER_CPU,
-	PX_ABORT_OWNER_MIGRATING,
-	PX_ABORT_CHAIN_CHANGED,
-	PX_ABORT_DEACTIVATED,
-	PX_ABORT_OWNER_WAKING,
-	PX_ABORT_NR,
-};
+#define PX_ABORT_SLOTS		16
 
 struct px_hist {
 	__u32 slots[PX_MAX_SLOTS];
@@ -37,11 +32,17 @@ struct px_hist {
 
 /*
  * One donor/owner pair: the owner (execution context) ran on the donor's
- * (scheduling context's) behalf.  Cumulative since the tool started.
+ * (scheduling context's) behalf.  Cumulative since the tool started, in an
+ * LRU hash: when it is full the least recently used pair makes room (user
+ * space counts those: px_counters.pairs_new minus the pairs present).
+ * The tasks' start times are part of the key, so a recycled pid is a new
+ * pair with its own comm.
  */
 struct px_pair_key {
 	__u32 donor_pid;
 	__u32 owner_pid;
+	__u64 donor_start;	/* task_struct.start_time */
+	__u64 owner_start;
 };
 
 struct px_pair {
@@ -67,8 +68,7 @@ struct px_pair {
  */
 struct px_stretch {
 	__u64 ts;		/* bpf_ktime_get_ns() at start, 0: none */
-	__u32 donor_pid;
-	__u32 owner_pid;
+	struct px_pair_key key;
 	__u32 tracked;
 	__u32 pad;
 };
@@ -86,6 +86,7 @@ struct px_counters {
 	__u64 switches;
 	__u64 donated_ns;	/* completed stretches, unfiltered */
 	__u64 lost;		/* pairs that did not fit the map */
+	__u64 pairs_new;	/* pairs entered into the map */
 };
 
 #endif /* __PXTYPES_H */

@@ -16,18 +16,22 @@ const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;
 const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_ms = false;
+const volatile bool targ_waiters_only = false;	/* -w */
+const volatile __u32 targ_slot_mask = PXWL_DEF_SLOTS - 1;
 
 /*
- * Per-task state in an array indexed by pid modulo its size, each slot
- * tagged with its task's start time: a slot that another task now uses (a
- * recycled pid, or a pid PXWL_TASK_SLOTS apart) reads as empty and is
- * taken over at the task's next wakeup or lock wait.  Under TCG an array slot costs a fifth of
+ * Per-task state in an array indexed by pid modulo its size (user space
+ * sizes it from pid_max and sets targ_slot_mask), each slot tagged with
+ * its task's start time: a slot that another task now uses (a recycled
+ * pid, or a pid a multiple of the size apart) reads as empty and is taken
+ * over at the task's next wakeup or lock wait, which is counted as an
+ * eviction if the other task had a wait or wakeup in progress.  Under TCG an array slot costs a fifth of
  * a task-storage lookup (one page to touch instead of the storage's own
  * allocations, cold in QEMU's soft TLB after every context switch).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PXWL_TASK_SLOTS);
+	__uint(max_entries, PXWL_DEF_SLOTS);	/* set before load */
 	__type(key, __u32);
 	__type(value, struct pxwl_task);
 } tasks SEC(".maps");
@@ -89,15 +93,21 @@ static __always_inline struct pxwl_stats *st(void)
  */
 static __always_inline struct pxwl_task *task_get(struct task_struct *p, bool create)
 {
-	__u32 key = (__u32)p->pid & (PXWL_TASK_SLOTS - 1);
+	__u32 key = (__u32)p->pid & targ_slot_mask;
 	struct pxwl_task *t = bpf_map_lookup_elem(&tasks, &key);
 	__u64 tag = p->start_time;
+	struct pxwl_stats *s;
 
 	if (!t)
 		return NULL;
 	if (t->tag != tag) {
 		if (!create)
 			return NULL;
+		if (t->wait_ts || t->wake_ts) {
+			s = st();
+			if (s)
+				s->evicted++;
+		}
 		t->tag = tag;
 		t->wait_ts = 0;
 		t->wake_ts = 0;
@@ -165,14 +175,21 @@ static __always_inline __u64 nr_switches(struct task_struct *t)
 	return t->nvcsw + t->nivcsw;
 }
 
+/*
+ * With -w only a blocked mutex waiter's wakeup is timed: other tasks take
+ * no slot (a waiter has had one since its contention_begin), and their
+ * wakeups cost one lookup.
+ */
 static __always_inline int on_wakeup(struct task_struct *p)
 {
 	struct pxwl_task *t;
 
 	if (!p->pid || !match(p))
 		return 0;
-	t = task_get(p, true);
+	t = task_get(p, !targ_waiters_only);
 	if (!t)
+		return 0;
+	if (targ_waiters_only && !(t->wait_ts && t->blocked))
 		return 0;
 	t->wake_ts = rq_clock_of(p->thread_info.cpu);
 	t->wake_sw = nr_switches(p);

@@ -40,14 +40,18 @@ static struct env {
 	enum view view;
 	enum sort sort;
 	long rows;
-} env = { .c = { .interval = 1, .count = PXBPF_FOREVER }, .rows = 20 };
+	long max_pairs;
+} env = { .c = { .interval = 1, .count = PXBPF_FOREVER }, .rows = 20,
+	  .max_pairs = PX_MAX_PAIRS };
+
+enum { OPT_MAX_PAIRS = 1000 };
 
 const char *argp_program_version = "proxytop 0.1";
 static const char doc[] =
 "Live view of proxy execution: who runs on whose behalf, how much, how deep.\n"
 "\n"
 "USAGE: proxytop [-h] [-b] [-n N] [-d SECS] [-O|-D|-G] [-s SORT] [-r ROWS] [-C]\n"
-"                [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
+"                [--max-pairs N] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
 "\n"
 "Header: system-wide proxy picks, donor migrations, returns and\n"
 "sleeping-owner enqueues per second, and the share of all CPU time that\n"
@@ -78,6 +82,8 @@ static const struct argp_option opts[] = {
 	{ "sort", 's', "SORT", 0, "Sort by time (default), picks, donors, depth or migrations", 0 },
 	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 20)", 0 },
 	{ "noclear", 'C', NULL, 0, "Do not clear the screen between refreshes", 0 },
+	{ "max-pairs", OPT_MAX_PAIRS, "N", 0,
+	  "Donor/owner pairs kept (default 10240); when full, the least recently active go", 0 },
 	{},
 };
 
@@ -117,6 +123,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'C':
 		env.noclear = true;
+		break;
+	case OPT_MAX_PAIRS:
+		env.max_pairs = px_arg_long(state, "max-pairs", arg, PXBPF_MAX_PAIRS_MIN,
+					    PXBPF_MAX_PAIRS_MAX);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -255,6 +265,7 @@ static struct row *build_rows(const struct pxbpf_pairs *d, size_t *n)
 struct frame {
 	struct px_counters cnt, prev_cnt;
 	struct pxbpf_pairs cur, prev, delta;
+	__u64 evicted, prev_evicted;	/* pxbpf_pairs_evicted() of cur, prev */
 	int ncpus;
 };
 
@@ -293,6 +304,10 @@ static void render_text(FILE *f, const struct frame *fr, bool clear, int max_row
 	if (c->lost > p->lost)
 		fprintf(f, "(%llu pairs did not fit the map)\n",
 			(unsigned long long)(c->lost - p->lost));
+	if (fr->evicted > fr->prev_evicted)
+		fprintf(f, "(%llu idle pairs evicted from the full map, %llu since start)\n",
+			(unsigned long long)(fr->evicted - fr->prev_evicted),
+			(unsigned long long)fr->evicted);
 	fputc('\n', f);
 
 	rows = build_rows(&fr->delta, &n);
@@ -348,6 +363,10 @@ static void render_json(FILE *f, const struct frame *fr)
 	px_json_double(&j, "aborts_per_s", per_sec(c->aborts, p->aborts, secs));
 	px_json_double(&j, "donated_cpu_pct",
 		       per_sec(don_now, don_then, secs) / 1e9 / fr->ncpus * 100);
+	px_json_u64(&j, "lost_pairs", c->lost > p->lost ? c->lost - p->lost : 0);
+	px_json_u64(&j, "evicted_pairs",
+		    fr->evicted > fr->prev_evicted ? fr->evicted - fr->prev_evicted : 0);
+	px_json_u64(&j, "evicted_pairs_total", fr->evicted);
 	rows = build_rows(&fr->delta, &n);
 	px_json_array_begin(&j, "rows");
 	for (i = 0; rows && i < n && (long)i < env.rows; i++) {
@@ -390,9 +409,13 @@ static int sample(struct proxytop_bpf *obj, struct frame *fr)
 	fr->cur.v = NULL;
 	fr->cur.n = 0;
 	fr->prev_cnt = fr->cnt;
+	if (fr->evicted > fr->prev_evicted)
+		fr->prev_evicted = fr->evicted;
 	err = pxbpf_counters_read(obj->maps.counters, &fr->cnt);
 	if (!err)
 		err = pxbpf_pairs_snapshot(obj->maps.pairs, obj->maps.stretch, &fr->cur);
+	if (!err)
+		fr->evicted = pxbpf_pairs_evicted(&fr->cnt, &fr->cur);
 	if (!err)
 		err = pxbpf_pairs_delta(&fr->cur, &fr->prev, &fr->delta);
 	if (err)
@@ -434,6 +457,7 @@ static void summary(const struct frame *fr, __u64 start_ts)
 
 	all.prev = (struct pxbpf_pairs){ .ts = start_ts };
 	memset(&all.prev_cnt, 0, sizeof(all.prev_cnt));
+	all.prev_evicted = 0;
 	all.delta = fr->cur;
 	printf("\nproxytop: totals since start\n");
 	render_text(stdout, &all, false, env.rows);
@@ -522,7 +546,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	PXBPF_SET_FILTERS(obj->rodata, &env.c);
-	err = pxbpf_load_attach(obj->skeleton);
+	err = pxbpf_set_max_pairs(obj->maps.pairs, env.max_pairs);
+	if (!err)
+		err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
 	pxbpf_handle_signals();

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -100,8 +101,9 @@ int pxbpf_init(const struct argp *argp, int argc, char **argv,
 	tool.doc = NULL;
 	if (argp_parse(&full, argc, argv, 0, NULL, env))
 		return 1;
-	if (pxbpf_preflight(true))
+	if (pxbpf_preflight(!env->proxy_optional))
 		return 1;
+	env->have_proxy = pxbpf_have_proxy_events();
 	pxbpf_set_verbose(env->verbose);
 	return 0;
 }
@@ -184,7 +186,7 @@ static const char *vmlinux_btf_path(void)
 }
 
 /* tp_btf needs the events' btf_trace_* typedefs in the kernel's BTF. */
-static bool have_proxy_events(void)
+bool pxbpf_have_proxy_events(void)
 {
 	struct btf *btf = btf__parse(vmlinux_btf_path(), NULL);
 	bool found;
@@ -199,34 +201,75 @@ static bool have_proxy_events(void)
 
 int pxbpf_preflight(bool need_proxy)
 {
+	uint64_t caps = 0;
+
 	if (access(vmlinux_btf_path(), R_OK)) {
 		px_warnx("kernel has no BTF (%s missing): boot a kernel built "
 			 "with CONFIG_DEBUG_INFO_BTF=y, such as the proxyexec "
 			 "lean kernel", vmlinux_btf_path());
 		return -ENOENT;
 	}
-	if (need_proxy && !have_proxy_events()) {
+	if (need_proxy && !pxbpf_have_proxy_events()) {
 		px_warnx("kernel has no sched_proxy trace events (not a proxy "
 			 "execution kernel): boot the proxyexec kernel built "
 			 "with CONFIG_PROXY_EXEC=y");
 		return -ENOENT;
 	}
-	if (geteuid() != 0) {
-		px_warnx("must run as root (loading BPF needs CAP_BPF and "
-			 "CAP_PERFMON): run it with sudo");
+	if (px_read_cap_eff(NULL, &caps) || !px_caps_allow_bpf(caps)) {
+		px_warnx("needs CAP_BPF and CAP_PERFMON (or root) to load BPF: "
+			 "run it with sudo");
 		return -EPERM;
 	}
 	return 0;
+}
+
+int pxbpf_enum_names(const char *type, const char *prefix,
+		     char (*names)[PXBPF_ENUM_NAME_LEN], int max)
+{
+	struct btf *btf = btf__parse(vmlinux_btf_path(), NULL);
+	size_t plen = strlen(prefix);
+	const struct btf_enum *e;
+	const struct btf_type *t;
+	int id, i, found = 0;
+	char *c;
+
+	for (i = 0; i < max; i++)
+		names[i][0] = '\0';
+	if (!btf)
+		return -errno;
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	if (id <= 0) {
+		btf__free(btf);
+		return -ENOENT;
+	}
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, e++) {
+		const char *n = btf__name_by_offset(btf, e->name_off);
+
+		if (e->val < 0 || e->val >= max || !n)
+			continue;
+		if (!strncmp(n, prefix, plen))
+			n += plen;
+		snprintf(names[e->val], PXBPF_ENUM_NAME_LEN, "%s", n);
+		for (c = names[e->val]; *c; c++)
+			*c = tolower((unsigned char)*c);
+		found++;
+	}
+	btf__free(btf);
+	return found;
 }
 
 /* ------------------------------------------------------------- libbpf */
 
 static bool verbose;
 
+/* libbpf's lines start "libbpf: "; ours with the tool's name before that. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	if (level == LIBBPF_DEBUG && !verbose)
 		return 0;
+	fprintf(stderr, "%s: ", program_invocation_short_name);
 	return vfprintf(stderr, fmt, args);
 }
 
@@ -449,6 +492,10 @@ static int key_cmp(const struct px_pair_key *a, const struct px_pair_key *b)
 		return a->donor_pid < b->donor_pid ? -1 : 1;
 	if (a->owner_pid != b->owner_pid)
 		return a->owner_pid < b->owner_pid ? -1 : 1;
+	if (a->donor_start != b->donor_start)
+		return a->donor_start < b->donor_start ? -1 : 1;
+	if (a->owner_start != b->owner_start)
+		return a->owner_start < b->owner_start ? -1 : 1;
 	return 0;
 }
 
@@ -516,8 +563,16 @@ int pxbpf_pairs_snapshot(struct bpf_map *pairs, struct bpf_map *stretch,
 		if (err)
 			return err;
 	}
-	if (s->n)
+	if (s->n) {
+		size_t i, k;
+
 		qsort(s->v, s->n, sizeof(*s->v), pair_cmp);
+		/* A walk racing with an eviction may restart: drop repeats. */
+		for (i = 1, k = 1; i < s->n; i++)
+			if (key_cmp(&s->v[i].key, &s->v[k - 1].key))
+				s->v[k++] = s->v[i];
+		s->n = k;
+	}
 	st = calloc(ncpus, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
@@ -526,8 +581,7 @@ int pxbpf_pairs_snapshot(struct bpf_map *pairs, struct bpf_map *stretch,
 	s->ts = px_now_ns();
 	s->open_ns = 0;
 	for (i = 0; !err && i < ncpus; i++) {
-		key.donor_pid = st[i].donor_pid;
-		key.owner_pid = st[i].owner_pid;
+		key = st[i].key;
 		if (!st[i].ts || st[i].ts > s->ts)
 			continue;
 		s->open_ns += s->ts - st[i].ts;
@@ -577,4 +631,18 @@ int pxbpf_pairs_delta(const struct pxbpf_pairs *cur, const struct pxbpf_pairs *p
 int pxbpf_counters_read(struct bpf_map *counters, struct px_counters *sum)
 {
 	return pxbpf_percpu_sum(counters, 0, sum, sizeof(*sum), sizeof(__u64), false);
+}
+
+__u64 pxbpf_pairs_evicted(const struct px_counters *c, const struct pxbpf_pairs *s)
+{
+	return c->pairs_new > s->n ? c->pairs_new - s->n : 0;
+}
+
+int pxbpf_set_max_pairs(struct bpf_map *pairs, long n)
+{
+	int err = bpf_map__set_max_entries(pairs, n);
+
+	if (err)
+		px_warnx("cannot size the pairs map to %ld: %s", n, strerror(-err));
+	return err;
 }

@@ -38,6 +38,9 @@ struct pxbpf_env {
 	long interval;		/* seconds; PXBPF_FOREVER: until Ctrl-C */
 	long count;		/* outputs; PXBPF_FOREVER: unlimited */
 	int nargs;
+	bool proxy_optional;	/* set before pxbpf_init(): the tool runs
+				 * without the sched_proxy events too */
+	bool have_proxy;	/* set by pxbpf_init(): the kernel has them */
 };
 
 /* Copy the -p/-c filters into a skeleton's rodata knobs (bpf/pxbpf.h). */
@@ -53,8 +56,10 @@ struct pxbpf_env {
 /*
  * Parse the command line: the common options into @env, the tool's own
  * with @argp (its doc heads --help; its parser runs as an argp child),
- * then run pxbpf_preflight(true) and set up libbpf logging.  Returns 0,
- * or the exit status after the reason was printed.
+ * then run pxbpf_preflight(!@env->proxy_optional), note in
+ * @env->have_proxy whether the kernel has the sched_proxy events, and set
+ * up libbpf logging.  Returns 0, or the exit status after the reason was
+ * printed.
  */
 int pxbpf_init(const struct argp *argp, int argc, char **argv,
 	       struct pxbpf_env *env);
@@ -81,12 +86,28 @@ void pxbpf_sleep(long seconds);
 
 /*
  * Check, in this order, that the kernel has BTF, carries the sched_proxy
- * events (if @need_proxy) and that we are root.  On failure print one line
- * saying which and what to do, and return a negative errno.
+ * events (if @need_proxy) and that we may load tracing BPF (CAP_BPF and
+ * CAP_PERFMON, or CAP_SYS_ADMIN: px_caps_allow_bpf()).  On failure print
+ * one line saying which and what to do, and return a negative errno.
  * $PXBPF_VMLINUX_BTF names a BTF file to check instead of the kernel's
  * (tests use it to stand for kernels without BTF or the events).
  */
 int pxbpf_preflight(bool need_proxy);
+
+/* Does the kernel's BTF (or $PXBPF_VMLINUX_BTF) have the sched_proxy events? */
+bool pxbpf_have_proxy_events(void);
+
+/*
+ * The enumerators of the kernel's enum @type (from its BTF, or
+ * $PXBPF_VMLINUX_BTF), lower-cased without @prefix, by value: @names[v]
+ * for 0 <= v < @max ("" for a value the enum does not have), as the
+ * kernel's own __print_symbolic() prints them (PROXY_ABORT_OWNER_CPU with
+ * prefix "PROXY_ABORT_": "owner_cpu").  Returns how many were found, or a
+ * negative errno (-ENOENT: no such enum).
+ */
+#define PXBPF_ENUM_NAME_LEN	32
+int pxbpf_enum_names(const char *type, const char *prefix,
+		     char (*names)[PXBPF_ENUM_NAME_LEN], int max);
 
 /* libbpf messages: debug ones only with @verbose (-v). */
 void pxbpf_set_verbose(bool verbose);
@@ -137,7 +158,7 @@ struct pxbpf_pairs {
 };
 
 /*
- * Snapshot the cumulative @pairs map (HASH px_pair_key -> px_pair) and add
+ * Snapshot the cumulative @pairs map (LRU_HASH px_pair_key -> px_pair) and add
  * to each pair the time of the proxy stretch open on any CPU in @stretch
  * (PERCPU_ARRAY of struct px_stretch).  @s is reset first.
  */
@@ -157,5 +178,17 @@ void pxbpf_pairs_free(struct pxbpf_pairs *s);
 
 /* Sum a PERCPU_ARRAY of struct px_counters over all CPUs (pxbpf_percpu_sum()). */
 int pxbpf_counters_read(struct bpf_map *counters, struct px_counters *sum);
+
+/*
+ * Pairs the LRU map evicted since the tool started (their totals are
+ * gone): pairs entered into the map (@c, read before @s was taken) minus
+ * those in snapshot @s.
+ */
+__u64 pxbpf_pairs_evicted(const struct px_counters *c, const struct pxbpf_pairs *s);
+
+/* --max-pairs N of the pair tools: resize the pairs map before load. */
+#define PXBPF_MAX_PAIRS_MIN	2
+#define PXBPF_MAX_PAIRS_MAX	(1 << 20)
+int pxbpf_set_max_pairs(struct bpf_map *pairs, long n);
 
 #endif /* __PXBPF_USER_H */

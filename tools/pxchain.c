@@ -27,14 +27,23 @@ static struct env {
 	bool per_owner;
 } env = { .c = PXBPF_ENV_INIT };
 
-static const char *const abort_names[PX_ABORT_NR + 1] = {
-	[PX_ABORT_OWNER_CPU]		= "owner_cpu",
-	[PX_ABORT_OWNER_MIGRATING]	= "owner_migrating",
-	[PX_ABORT_CHAIN_CHANGED]	= "chain_changed",
-	[PX_ABORT_DEACTIVATED]		= "deactivated",
-	[PX_ABORT_OWNER_WAKING]		= "owner_waking",
-	[PX_ABORT_NR]			= "unknown",
-};
+/*
+ * Abort reason names by the kernel's value, from its BTF (enum
+ * proxy_abort_reason): the series dropped reasons, so the numbering
+ * differs between kernels.  A value the enum lacks prints as reason_N;
+ * the last slot counts values past the table.
+ */
+static char abort_names[PX_ABORT_SLOTS][PXBPF_ENUM_NAME_LEN];
+
+static const char *abort_name(int v, char *buf, size_t len)
+{
+	if (v == PX_ABORT_SLOTS - 1)
+		return "unknown";
+	if (abort_names[v][0])
+		return abort_names[v];
+	snprintf(buf, len, "reason_%d", v);
+	return buf;
+}
 
 const char *argp_program_version = "pxchain 0.1";
 static const char doc[] =
@@ -164,7 +173,7 @@ static int read_aborts(struct pxchain_bpf *obj, __u64 *counts)
 	__u32 i;
 	int err;
 
-	for (i = 0; i <= PX_ABORT_NR; i++) {
+	for (i = 0; i < PX_ABORT_SLOTS; i++) {
 		err = pxbpf_percpu_sum(obj->maps.aborts, i, &counts[i],
 				       sizeof(counts[i]), sizeof(counts[i]), true);
 		if (err)
@@ -176,6 +185,7 @@ static int read_aborts(struct pxchain_bpf *obj, __u64 *counts)
 static void print_json(const struct row *rows, size_t n, const __u64 *aborts)
 {
 	const char *by = env.per_donor ? "donor" : env.per_owner ? "owner" : "all";
+	char buf[32];
 	struct px_json j;
 	size_t i;
 	int d;
@@ -205,9 +215,11 @@ static void print_json(const struct row *rows, size_t n, const __u64 *aborts)
 		px_json_object_end(&j);
 	}
 	px_json_array_end(&j);
+	/* Every reason the kernel has, then any other value seen. */
 	px_json_object_begin(&j, "aborts");
-	for (d = 0; d <= PX_ABORT_NR; d++)
-		px_json_u64(&j, abort_names[d], aborts[d]);
+	for (d = 0; d < PX_ABORT_SLOTS; d++)
+		if (abort_names[d][0] || aborts[d] || d == PX_ABORT_SLOTS - 1)
+			px_json_u64(&j, abort_name(d, buf, sizeof(buf)), aborts[d]);
 	px_json_object_end(&j);
 	px_json_object_end(&j);
 	px_json_finish(&j);
@@ -215,6 +227,7 @@ static void print_json(const struct row *rows, size_t n, const __u64 *aborts)
 
 static void print_text(const struct row *rows, size_t n, const __u64 *aborts)
 {
+	char buf[32];
 	__u64 total = 0;
 	size_t i;
 	int d;
@@ -238,19 +251,20 @@ static void print_text(const struct row *rows, size_t n, const __u64 *aborts)
 		if (i + 1 < n)
 			printf("\n");
 	}
-	for (d = 0; d <= PX_ABORT_NR; d++)
+	for (d = 0; d < PX_ABORT_SLOTS; d++)
 		total += aborts[d];
 	printf("aborts: %llu", (unsigned long long)total);
-	for (d = 0; d <= PX_ABORT_NR; d++)
+	for (d = 0; d < PX_ABORT_SLOTS; d++)
 		if (aborts[d])
-			printf(" %s=%llu", abort_names[d], (unsigned long long)aborts[d]);
+			printf(" %s=%llu", abort_name(d, buf, sizeof(buf)),
+			       (unsigned long long)aborts[d]);
 	printf("\n");
 }
 
 static int print_interval(void *ctx)
 {
 	struct pxchain_bpf *obj = ctx;
-	__u64 aborts[PX_ABORT_NR + 1] = {};
+	__u64 aborts[PX_ABORT_SLOTS] = {};
 	struct row *rows;
 	size_t n;
 	int err;
@@ -286,6 +300,10 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 
+	/* Without the enum (a BTF file standing in for the kernel) the
+	 * reasons print as numbers. */
+	pxbpf_enum_names("proxy_abort_reason", "PROXY_ABORT_", abort_names,
+			 PX_ABORT_SLOTS - 1);
 	obj = pxchain_bpf__open();
 	if (!obj) {
 		px_warnx("failed to open BPF object");

@@ -4,7 +4,8 @@
  * proxy execution, summed per donor/owner pair, per process pair and per
  * cgroup pair, with a log2 histogram of single proxy stretches.
  *
- * Usage: pxdonor [-h] [-m] [-P] [-G] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]
+ * Usage: pxdonor [-h] [-m] [-P] [-G] [--max-pairs N] [-p PID] [-c CGROUP] [-T] [-j] [-v]
+ *                [interval] [count]
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -26,18 +27,25 @@ static struct env {
 	bool ms;
 	bool per_process;
 	bool per_cgroup;
-} env = { .c = PXBPF_ENV_INIT };
+	long max_pairs;
+} env = { .c = PXBPF_ENV_INIT, .max_pairs = PX_MAX_PAIRS };
+
+enum { OPT_MAX_PAIRS = 1000 };
 
 const char *argp_program_version = "pxdonor 0.1";
 static const char doc[] =
 "Summarize donor runtime: time owners ran on their donors' behalf.\n"
 "\n"
-"USAGE: pxdonor [-h] [-m] [-P] [-G] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
+"USAGE: pxdonor [-h] [-m] [-P] [-G] [--max-pairs N] [-p PID] [-c CGROUP]\n"
+"              [-T] [-j] [-v] [interval] [count]\n"
 "\n"
 "A proxy stretch runs from a context switch where the execution context\n"
 "(owner) differs from the scheduling context (donor) to the next proxy\n"
 "context switch on that CPU.  Times are summed per donor/owner thread\n"
 "pair; -P adds process pairs, -G cgroup pairs (donor's -> owner's).\n"
+"A pair is two tasks, not two pids: a recycled pid starts a new pair.\n"
+"When the pair map is full the least recently active pair makes room:\n"
+"those evicted pairs (their totals are gone) are counted and shown.\n"
 "\n"
 "EXAMPLES:\n"
 "    pxdonor             # donor runtime per pair until Ctrl-C\n"
@@ -52,6 +60,8 @@ static const struct argp_option opts[] = {
 	{ "milliseconds", 'm', NULL, 0, "Stretch histogram in milliseconds", 0 },
 	{ "process", 'P', NULL, 0, "Also sum per process pair", 0 },
 	{ "cgroups", 'G', NULL, 0, "Also sum per cgroup pair", 0 },
+	{ "max-pairs", OPT_MAX_PAIRS, "N", 0,
+	  "Pairs kept (default 10240); when full, the least recently active go", 0 },
 	{},
 };
 
@@ -66,6 +76,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'G':
 		env.per_cgroup = true;
+		break;
+	case OPT_MAX_PAIRS:
+		env.max_pairs = px_arg_long(state, "max-pairs", arg, PXBPF_MAX_PAIRS_MIN,
+					    PXBPF_MAX_PAIRS_MAX);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -220,6 +234,7 @@ struct state {
 	struct pxdonor_bpf *obj;
 	struct pxbpf_pairs prev;
 	struct px_counters prev_cnt;
+	__u64 prev_evicted;
 };
 
 static int print_interval(void *ctx)
@@ -232,13 +247,15 @@ static int print_interval(void *ctx)
 	struct px_counters cnt;
 	struct px_hist hist = {};
 	const char *unit = env.ms ? "msecs" : "usecs";
+	__u64 evicted = 0, new_evicted = 0;
 	int err;
 
-	err = pxbpf_pairs_snapshot(obj->maps.pairs, obj->maps.stretch, &cur);
+	/* Counters first: a pair entered after them is not an eviction. */
+	err = pxbpf_counters_read(obj->maps.counters, &cnt);
+	if (!err)
+		err = pxbpf_pairs_snapshot(obj->maps.pairs, obj->maps.stretch, &cur);
 	if (!err)
 		err = pxbpf_pairs_delta(&cur, prev, &d);
-	if (!err)
-		err = pxbpf_counters_read(obj->maps.counters, &cnt);
 	if (!err)
 		err = pxbpf_percpu_sum(obj->maps.hist, 0, &hist, sizeof(hist),
 				       sizeof(hist.slots[0]), true);
@@ -246,6 +263,8 @@ static int print_interval(void *ctx)
 		px_warnx("failed to read maps: %s", strerror(-err));
 		goto out;
 	}
+	evicted = pxbpf_pairs_evicted(&cnt, &cur);
+	new_evicted = evicted > st->prev_evicted ? evicted - st->prev_evicted : 0;
 
 	if (env.c.json) {
 		struct px_json j;
@@ -262,6 +281,8 @@ static int print_interval(void *ctx)
 		px_json_log2_hist(&j, "stretch_hist", hist.slots, PX_MAX_SLOTS);
 		px_json_u64(&j, "all_donated_ns", cnt.donated_ns - prev_cnt->donated_ns);
 		px_json_u64(&j, "lost", cnt.lost - prev_cnt->lost);
+		px_json_u64(&j, "evicted", new_evicted);
+		px_json_u64(&j, "evicted_total", evicted);
 		px_json_object_end(&j);
 		px_json_finish(&j);
 	} else {
@@ -286,12 +307,19 @@ static int print_interval(void *ctx)
 		if (cnt.lost > prev_cnt->lost)
 			printf("(%llu pairs did not fit the map)\n",
 			       (unsigned long long)(cnt.lost - prev_cnt->lost));
+		if (new_evicted)
+			printf("(%llu idle pairs evicted from the full map, %llu since start: "
+			       "their totals are gone; --max-pairs)\n",
+			       (unsigned long long)new_evicted,
+			       (unsigned long long)evicted);
 	}
 	fflush(stdout);
 	pxbpf_pairs_free(prev);
 	*prev = cur;
 	cur.v = NULL;
 	*prev_cnt = cnt;
+	if (evicted > st->prev_evicted)
+		st->prev_evicted = evicted;
 out:
 	pxbpf_pairs_free(&cur);
 	pxbpf_pairs_free(&d);
@@ -320,7 +348,9 @@ int main(int argc, char **argv)
 	}
 	PXBPF_SET_FILTERS(obj->rodata, &env.c);
 	obj->rodata->targ_ms = env.ms;
-	err = pxbpf_load_attach(obj->skeleton);
+	err = pxbpf_set_max_pairs(obj->maps.pairs, env.max_pairs);
+	if (!err)
+		err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
 	st.obj = obj;

@@ -5,7 +5,8 @@
  * while blocked), and the lock-wait latency of blocked mutex waiters
  * (lock:contention_begin -> contention_end).
  *
- * Usage: pxwakelat [-h] [-m] [-w] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]
+ * Usage: pxwakelat [-h] [-m] [-w] [--slots N] [-p PID] [-c CGROUP] [-T] [-j] [-v]
+ *                  [interval] [count]
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -26,7 +27,10 @@ static struct env {
 	struct pxbpf_env c;
 	bool ms;
 	bool waiters_only;
+	long slots;		/* --slots, 0: from pid_max */
 } env = { .c = PXBPF_ENV_INIT };
+
+enum { OPT_SLOTS = 1000 };
 
 static const char *const class_key[PXWL_NCLASS] = {
 	[PXWL_OTHER]	= "other",
@@ -44,12 +48,19 @@ const char *argp_program_version = "pxwakelat 0.1";
 static const char doc[] =
 "Wakeup latency of mutex waiters and donors vs other tasks, and mutex wait time.\n"
 "\n"
-"USAGE: pxwakelat [-h] [-m] [-w] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
+"USAGE: pxwakelat [-h] [-m] [-w] [--slots N] [-p PID] [-c CGROUP] [-T] [-j] [-v]\n"
+"                 [interval] [count]\n"
 "\n"
 "Wakeup latency: sched_wakeup -> the task runs (sched_switch to it).\n"
 "Classes: not waiting on a mutex; blocked in mutex_lock(); blocked and\n"
 "picked as a proxy donor meanwhile.  Mutex wait: contention_begin ->\n"
 "contention_end of waiters that blocked (spinners counted apart).\n"
+"\n"
+"Per-task state lives in slots indexed by pid: pid_max of them by\n"
+"default (at most 2^20); a task that takes over the slot of another with\n"
+"a wait or wakeup in progress evicts it (counted: \"evicted\").  On a\n"
+"kernel without the sched_proxy events (CONFIG_PROXY_EXEC=n) it runs\n"
+"without them, says so, and has no donor class.\n"
 "\n"
 "EXAMPLES:\n"
 "    pxwakelat           # histograms until Ctrl-C\n"
@@ -61,7 +72,9 @@ static const char doc[] =
 
 static const struct argp_option opts[] = {
 	{ "milliseconds", 'm', NULL, 0, "Millisecond histograms", 0 },
-	{ "waiters", 'w', NULL, 0, "Skip the wakeups of tasks not waiting on a mutex", 0 },
+	{ "waiters", 'w', NULL, 0, "Only time the wakeups of blocked mutex waiters", 0 },
+	{ "slots", OPT_SLOTS, "N", 0,
+	  "Per-task slots, a power of two (default: pid_max rounded up, at most 2^20)", 0 },
 	{},
 };
 
@@ -73,6 +86,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'w':
 		env.waiters_only = true;
+		break;
+	case OPT_SLOTS:
+		env.slots = px_arg_long(state, "slots", arg, 1, PXWL_MAX_SLOTS);
+		if (env.slots & (env.slots - 1))
+			argp_error(state, "invalid slots: %s (a power of two)", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -123,6 +141,9 @@ static void print_json(const struct px_hist *hists, const struct pxwl_stats *s,
 		px_json_object_end(&j);
 	}
 	px_json_object_end(&j);
+	px_json_bool(&j, "proxy_events", env.c.have_proxy);
+	px_json_u64(&j, "slots", env.slots);
+	px_json_u64(&j, "evicted", s->evicted);
 	px_json_object_begin(&j, "mutex_wait");
 	px_json_u64(&j, "acquired", s->acquired);
 	px_json_u64(&j, "acquired_donated", s->acquired_donated);
@@ -148,6 +169,8 @@ static void print_text(const struct px_hist *hists, const struct pxwl_stats *s,
 	for (c = 0; c < PXWL_NCLASS; c++) {
 		if (env.waiters_only && c == PXWL_OTHER)
 			continue;
+		if (!env.c.have_proxy && c == PXWL_DONOR)
+			continue;
 		printf("wakeup latency, %s: %llu wakeups, avg %.1f us\n", class_title[c],
 		       (unsigned long long)s->wakeups[c],
 		       avg_us(s->wake_ns[c], s->wakeups[c]));
@@ -162,6 +185,10 @@ static void print_text(const struct px_hist *hists, const struct pxwl_stats *s,
 	if (s->acquired)
 		px_print_log2_hist(stdout, hists[PXWL_HIST_LOCKWAIT].slots,
 				   PX_MAX_SLOTS, unit);
+	if (s->evicted)
+		printf("(%llu waits or wakeups lost: their task's slot was taken by a "
+		       "task with the same pid modulo %ld; --slots)\n",
+		       (unsigned long long)s->evicted, env.slots);
 }
 
 static int print_interval(void *ctx)
@@ -185,6 +212,18 @@ static int print_interval(void *ctx)
 	return 0;
 }
 
+/* pid_max rounded up to a power of two, within 1..PXWL_MAX_SLOTS. */
+static long default_slots(void)
+{
+	uint64_t pid_max = PXWL_DEF_SLOTS;
+	long n = 1;
+
+	px_read_u64("/proc/sys/kernel/pid_max", &pid_max);
+	while (n < (long)pid_max && n < (long)PXWL_MAX_SLOTS)
+		n <<= 1;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -195,9 +234,12 @@ int main(int argc, char **argv)
 	struct pxwakelat_bpf *obj = NULL;
 	int err;
 
+	env.c.proxy_optional = true;	/* only the donor class needs them */
 	err = pxbpf_init(&argp, argc, argv, &env.c);
 	if (err)
 		return err;
+	if (!env.slots)
+		env.slots = default_slots();
 
 	obj = pxwakelat_bpf__open();
 	if (!obj) {
@@ -206,6 +248,18 @@ int main(int argc, char **argv)
 	}
 	PXBPF_SET_FILTERS(obj->rodata, &env.c);
 	obj->rodata->targ_ms = env.ms;
+	obj->rodata->targ_waiters_only = env.waiters_only;
+	obj->rodata->targ_slot_mask = env.slots - 1;
+	err = bpf_map__set_max_entries(obj->maps.tasks, env.slots);
+	if (err) {
+		px_warnx("cannot size the task slots to %ld: %s", env.slots, strerror(-err));
+		goto cleanup;
+	}
+	if (!env.c.have_proxy) {
+		bpf_program__set_autoload(obj->progs.pick_btf, false);
+		px_warnx("kernel has no sched_proxy trace events (CONFIG_PROXY_EXEC=n): "
+			 "running without them, no donor class");
+	}
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;

@@ -12,8 +12,14 @@ enum pxwl_class {
 	PXWL_NCLASS,
 };
 
-/* Slots of the per-task array (a power of two: pid & (slots - 1)). */
-#define PXWL_TASK_SLOTS		32768
+/*
+ * Slots of the per-task array, a power of two (pid & (slots - 1)): by
+ * default pid_max rounded up, so no two live tasks share one, at most
+ * PXWL_MAX_SLOTS (a task whose slot another took over loses its sample:
+ * counted in pxwl_stats.evicted).
+ */
+#define PXWL_DEF_SLOTS		32768
+#define PXWL_MAX_SLOTS		(1U << 20)
 
 /*
  * Per-task state (one array slot).  A mutex wait: the task is inside
@@ -41,6 +47,8 @@ struct pxwl_stats {
 	__u64 wait_ns;			/* their summed wait */
 	__u64 spun;			/* got it while spinning, never blocked */
 	__u64 failed;			/* contention_end with an error */
+	__u64 evicted;			/* a task took over the slot of another
+					 * with a wait or wakeup in progress */
 };
 
 /* hists map (PERCPU_ARRAY): PXWL_NCLASS wakeup-latency hists, then the lock-wait one. */
