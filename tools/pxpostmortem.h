@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pxpostmortem: the events of a trace.dat as the story reads them
- * (pxpostmortem_dat.c fills them in, pxpostmortem.c tells the story).
+ * (pxpostmortem_dat.c fills them in), the story (pxpostmortem.c tells it,
+ * pxpostmortem_print.c prints it).
  */
 #ifndef PXPOSTMORTEM_H
 #define PXPOSTMORTEM_H
@@ -62,6 +63,74 @@ struct task {
 extern struct ev *evs;
 extern size_t nev;
 extern int nr_cpus;
+
+#define LOCK_LEN	24
+#define REASON_LEN	20
+#define TOP		3	/* rows of "who ran" tables */
+#define MAX_LINKS	16	/* chain links shown */
+
+/* Where a lock wait's time went: each instant of it is in exactly one. */
+enum cls {
+	C_PROXY,		/* a CPU runs something with the waiter's context */
+	C_WAITER,		/* the waiter runs itself (spin, wakeup to owned) */
+	C_OWNER_RUN,		/* the owner runs, on its own (or another donor's) context */
+	C_TRANSIT,		/* the donor migrates to the owner's CPU or returns */
+	C_DONOR_READY,		/* the waiter is runnable (woken) but not picked */
+	C_PREEMPTED,		/* the owner is runnable but not running */
+	C_SLEEPING,		/* the owner sleeps (or the donor is parked on it) */
+	C_UNKNOWN,		/* no state known for the owner yet */
+	NR_CLS,
+};
+
+struct cls_name {
+	const char	*key, *text;	/* JSON key, text line */
+};
+extern const struct cls_name cls_names[NR_CLS];
+
+/* pid -> ns, the "who ran" tables. */
+struct tally {
+	int		pid[64], cpu[64];
+	uint64_t	ns[64];
+	int		n;
+};
+
+/* A sample: a lock wait of @pid, or the latency window before a marker. */
+struct sample {
+	bool		lock;		/* false: cyclictest wakeup latency */
+	int		pid, cpu;
+	uint64_t	start, end;	/* trace time, ns */
+	uint64_t	blocked;	/* lock: switch-out .. runs itself, from the trace */
+	size_t		first, last;	/* events [first, last) cover the window */
+	const struct ev	*mark;
+	uint64_t	wait_ns;	/* from the marker, 0 if none */
+	int		mutex_idx;	/* from the marker, -1 if none */
+	bool		from_marker_only;	/* no trace episode found */
+};
+
+struct story {
+	struct sample	s;
+	uint64_t	cls_ns[NR_CLS];
+	struct tally	proxies;	/* execution contexts run with the waiter's */
+	struct tally	preempted_by;	/* what ran on the owner's CPU meanwhile */
+	struct tally	instead_of_waiter;	/* what ran on a woken waiter's CPU */
+	struct tally	cpu_time;	/* latency: what ran on the thread's CPU */
+	struct tally	owners;		/* chain ends, time each was the owner */
+	char		lock[LOCK_LEN];	/* the waiter's mutex */
+	const char	*lock_from;
+	char		tail_lock[LOCK_LEN];	/* the chain's last mutex */
+	int		max_depth;
+	int		link[MAX_LINKS];	/* chain: link[k] waits at depth k+1 */
+	int		releaser;	/* handed the mutex to the waiter */
+	int		naborts;
+	char		abort_reason[8][REASON_LEN];
+	int		abort_count[8];
+	int		nabort_reasons;
+	int		migrations, returns;
+};
+
+/* The story as text (with up to @max_events timeline lines) or as JSON. */
+void print_text(const struct story *st, int max_events);
+int print_json(const struct story *st);
 
 /*
  * Read the trace.dat at @path ("-" or NULL: stdin) into evs[].  Exits
