@@ -137,6 +137,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 /* One row: an owner, a donor or a cgroup, over the last interval. */
 struct row {
 	__u64 id;		/* pid or cgroup id */
+	__u64 start;		/* the task's start time: a recycled pid is another row */
 	const char *comm;
 	__u64 cgid;
 	__u64 ns;		/* donor runtime given (donor, cgroup) or received (owner) */
@@ -150,15 +151,16 @@ struct row {
 	const char *top_comm;
 };
 
-static struct row *row_get(struct row *rows, size_t *n, __u64 id)
+static struct row *row_get(struct row *rows, size_t *n, __u64 id, __u64 start)
 {
 	size_t i;
 
 	for (i = 0; i < *n; i++)
-		if (rows[i].id == id)
+		if (rows[i].id == id && rows[i].start == start)
 			return &rows[i];
 	memset(&rows[*n], 0, sizeof(rows[*n]));
 	rows[*n].id = id;
+	rows[*n].start = start;
 	return &rows[(*n)++];
 }
 
@@ -235,23 +237,23 @@ static struct row *build_rows(const struct pxbpf_pairs *d, size_t *n)
 
 		switch (env.view) {
 		case VIEW_OWNER:
-			r = row_get(rows, n, k->owner_pid);
+			r = row_get(rows, n, k->owner_pid, k->owner_start);
 			r->comm = v->owner_comm;
 			r->cgid = v->owner_cgid;
 			row_add(r, v, k->donor_pid, v->donor_comm);
 			break;
 		case VIEW_DONOR:
-			r = row_get(rows, n, k->donor_pid);
+			r = row_get(rows, n, k->donor_pid, k->donor_start);
 			r->comm = v->donor_comm;
 			r->cgid = v->donor_cgid;
 			row_add(r, v, k->owner_pid, v->owner_comm);
 			break;
 		default:
-			r = row_get(rows, n, v->donor_cgid);
+			r = row_get(rows, n, v->donor_cgid, 0);
 			r->cgid = v->donor_cgid;
 			row_add(r, v, k->owner_pid, v->owner_comm);
 			r->nother -= seen_before(d, i, 0, v->donor_cgid);
-			r = row_get(rows, n, v->owner_cgid);
+			r = row_get(rows, n, v->owner_cgid, 0);
 			r->cgid = v->owner_cgid;
 			r->recv_ns += v->ns;
 			r->nowners += !seen_before(d, i, 1, v->owner_cgid);

@@ -90,6 +90,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 /* A row of a table: a pair of things (threads, processes, cgroups). */
 struct agg {
 	__u64 a, b;			/* donor side, owner side */
+	__u64 a_start, b_start;		/* threads: their start times (a pid
+					 * recycled is another row) */
 	const char *a_name, *b_name;	/* comm or cgroup path */
 	__u64 ns, stretches, max_ns;
 };
@@ -129,6 +131,8 @@ static struct agg *aggregate(const struct pxbpf_pairs *d, enum by by, size_t *n)
 		case BY_THREAD:
 			r.a = d->v[i].key.donor_pid;
 			r.b = d->v[i].key.owner_pid;
+			r.a_start = d->v[i].key.donor_start;
+			r.b_start = d->v[i].key.owner_start;
 			break;
 		case BY_PROCESS:
 			r.a = v->donor_tgid;
@@ -141,7 +145,8 @@ static struct agg *aggregate(const struct pxbpf_pairs *d, enum by by, size_t *n)
 			break;
 		}
 		for (k = 0; k < *n; k++)
-			if (rows[k].a == r.a && rows[k].b == r.b)
+			if (rows[k].a == r.a && rows[k].b == r.b &&
+			    rows[k].a_start == r.a_start && rows[k].b_start == r.b_start)
 				break;
 		if (k == *n) {
 			rows[(*n)++] = r;
