@@ -397,6 +397,7 @@ else
 	notok "bpf-tools/$boot/pxwakelat/evictions" "pxwakelat --slots 1 did not start: $(head -2 "$T/sl.err" "$T/slw.err")"
 fi
 pm=$(cat /proc/sys/kernel/pid_max)
+pid_sd=
 if start sd pxwakelat -j 1 1; then
 	wait "$pid_sd"
 	want=1; while [ $want -lt "$pm" ]; do want=$((want * 2)); done
@@ -432,6 +433,8 @@ if start ab pxchain -j 99; then
 	else
 		ok "bpf-tools/$boot/pxchain/abort-names"
 	fi
+else
+	notok "bpf-tools/$boot/pxchain/abort-names" "pxchain did not start: $(head -2 "$T/ab.err")"
 fi
 
 # --- pairs that age: two runs of the rt inversion as programs of different
@@ -442,6 +445,7 @@ fi
 # the evicted ones counted.
 cp "$(command -v inversion)" "$T/invA"
 cp "$(command -v inversion)" "$T/invB"
+pid_pa=
 if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 	inversion chain -D 3 -n 5 -q > "$T/inv.out" 2>&1 || say "inversion chain: $(tail -1 "$T/inv.out")"
 	echo 1024 > /proc/sys/kernel/pid_max
@@ -487,6 +491,9 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 	else
 		ok "bpf-tools/$boot/pxdonor/lru"
 	fi
+else
+	[ -n "${pid_pa:-}" ] && stop pa
+	notok "bpf-tools/$boot/pxdonor/recycled-pid" "pxdonor did not start: $(head -2 "$T/pa.err" "$T/pb.err" 2>/dev/null | tr '\n' ' ')"
 fi
 
 finish
