@@ -13,6 +13,7 @@ set -eu
 	echo "summarize: usage: bench/summarize.sh RESULTS_DIR (with params.txt)" >&2
 	exit 2
 }
+command -v jq > /dev/null || { echo "summarize: jq not found (make deps, or apt-get install jq)" >&2; exit 1; }
 res=$(cd "$1" && pwd)
 T=${TMPDIR-/tmp}/pxsum.$$
 trap 'rm -rf "$T"' 0
@@ -24,15 +25,13 @@ scenarios=$(param scenarios | tr ',' ' ')
 repeat=$(param repeat)
 hb_runs=$(param hackbench | awk '{ print $3 }')
 
-# jfield FILE KEY [OBJECT]: a number or literal of a pretty-printed result
-# file (one member per line), top level or inside "OBJECT": {...}.
-jfield() {
-	awk -v key="\"$2\":" -v obj="${3:-}" '
-		obj != "" && $1 == "\"" obj "\":" && $2 == "{" { inobj = 1; next }
-		inobj && /^ *}/ { inobj = 0 }
-		(obj == "" ? depth == 1 : inobj) && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }
-		{ l = $0; gsub(/"([^"\\]|\\.)*"/, "", l); depth += gsub(/[{[]/, "", l) - gsub(/[]}]/, "", l) }
-	' "$1"
+# latency FILE: "count p50 p99 p99_9 max ok" of a tool's result file
+# (tools/README.md: format proxyexec-latency, version 1), nothing if it is
+# another document, "unparsable" if it is not JSON.
+latency() {
+	jq -r 'select(.format == "proxyexec-latency" and .version == 1)
+		| [.latency.count, .latency.p50, .latency.p99, .latency.p99_9, .latency.max, .ok]
+		| map(tostring) | join(" ")' "$1" 2>/dev/null || echo unparsable
 }
 # Sum of the count column of a gnuplot histogram file.
 histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
@@ -138,16 +137,17 @@ for m in $modes; do
 				elif [ $st = ok ]; then st=failed why="no times"
 				fi ;;
 			*)
-				if [ -s "$d/r$r.json" ] && grep -q '"format": "proxyexec-latency"' "$d/r$r.json"; then
-					j=$d/r$r.json
-					vals="$(jfield "$j" count latency) $(jfield "$j" p50 latency) $(jfield "$j" p99 latency)"
-					vals="$vals $(jfield "$j" p99_9 latency) $(jfield "$j" max latency)"
-					c=$(jfield "$j" count latency)
+				# shellcheck disable=SC2046 # numbers, split on purpose
+				set -- $([ ! -s "$d/r$r.json" ] || latency "$d/r$r.json")
+				if [ "${1-}" = unparsable ]; then
+					[ $st = failed ] || st=failed why="result file is not JSON"
+				elif [ $# = 6 ]; then
+					vals="$1 $2 $3 $4 $5" c=$1
 					[ "$c" -gt 0 ] 2>/dev/null || { [ $st = failed ] || st=failed why="no samples"; }
 					if [ -f "$d/r$r.hist" ] && [ "$(histsum "$d/r$r.hist")" != "$c" ]; then
 						st=failed why="histogram holds $(histsum "$d/r$r.hist") of $c samples"
 					fi
-					[ "$(jfield "$j" ok)" = true ] || [ $st = failed ] || { st=failed why="result not ok (inconsistent)"; }
+					[ "$6" = true ] || [ $st = failed ] || { st=failed why="result not ok (inconsistent)"; }
 				elif [ $st = ok ]; then st=failed why="no result file"
 				fi ;;
 			esac
@@ -390,4 +390,5 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 		}' "$res/summary.tsv"
 } > "$res/summary.txt"
 cat "$res/summary.txt"
+jq empty "$res/summary.json" || { echo "summarize: $res/summary.json does not parse (a bug here)" >&2; exit 1; }
 ! awk -F'\t' '$3 != "ok"' "$res/summary.tsv" | grep -q . && ! grep -qvx 'ok' "$res"/*/result 2>/dev/null
