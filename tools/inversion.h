@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * inversion: shared state of the priority-inversion workloads.
+ * inversion, football: what the parts of the two lab workloads share.
+ *
+ * The parts, one file each (flat, like pxpostmortem_*.c):
+ *   inversion.c          main and the options of inversion (football too, as
+ *                        the `inversion football` compatibility path)
+ *   football.c           main and the options of football
+ *   inversion_env.c      the run's settings (struct inv_env): defaults, the
+ *                        options both programs share, the CPU list checks
+ *   inversion_lab.c      /dev/proxylab: open, LOCK/UNLOCK/BURN/SLEEP, the
+ *                        debugfs state, --break's trace marker
+ *   inversion_roles.c    the lock scenarios' roles: waiter, holders, hogs
+ *   football_game.c      football's roles (owners, defense, offense), the
+ *                        referee and its part of the verdict
+ *   inversion_super.c    the supervisor: shared mapping, children, timeouts,
+ *                        RT throttling and the cgroup, the run from setup to
+ *                        cleanup
+ *   inversion_report.c   the verdict and the output: text, JSON, histogram
  *
  * Every role (waiter, chain holders, hogs, football teams) is a forked
  * process, so that a holder can live in its own cgroup v2 group; they meet
@@ -30,11 +46,18 @@
 #ifndef PX_INVERSION_H
 #define PX_INVERSION_H
 
+#include <argp.h>
+#include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <linux/proxylab.h>
+
+#include "pxutil.h"
 
 #define INV_MAX_DEPTH		PROXYLAB_NR_MUTEXES
 #define INV_MAX_HOGS		64
@@ -101,5 +124,163 @@ struct inv_shared {
 	uint64_t	nsamples;
 	uint64_t	samples[];			/* wait_ns, INV_MAX_SAMPLES */
 };
+
+
+#define DEV_PATH	"/dev/proxylab"
+#define STATE_PATH	"/sys/kernel/debug/proxylab_state"
+#define TRACE_MARKER	"/sys/kernel/tracing/trace_marker"
+#define TRACING_ON	"/sys/kernel/tracing/tracing_on"
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_SEC	1000000000ULL
+
+#define FOOTBALL_HELP	"RT invariant: high-priority lock waiters keep their CPUs"
+
+struct scenario_desc {
+	const char		*name;
+	enum inv_scenario	id;
+	const char		*help;
+};
+
+/* The run's settings: the options, then the scenario defaults. */
+struct inv_env {
+	const char	*tool;		/* "inversion" or "football": output, JSON */
+	const struct scenario_desc *sc;
+	uint64_t	iterations;
+	uint64_t	duration_ns;	/* 0: run iterations */
+	uint64_t	burn_us, sleep_us, hog_cap_us;
+	bool		burn_set, sleep_set, hogs_set, iter_set, cpus_set;
+	cpu_set_t	cpus;
+	int		cpu[2];		/* waiter's, owner's */
+	int		hogs, depth, first_mutex;
+	int		waiter_prio, hog_prio, defense_prio, offense_prio;
+	const char	*cgroup;
+	int		weight;
+	const char	*cpu_max;
+	uint64_t	dl_runtime_us, dl_deadline_us, dl_period_us;
+	bool		keep_throttle, quiet, verbose, fb_float, spread, pinned;
+	const char	*json_path, *hist_path;
+	uint64_t	timeout_s;
+	uint64_t	break_ns;	/* --break: 0 = off */
+};
+
+extern struct inv_env env;
+extern struct inv_shared *sh;
+extern FILE *out;		/* human output: stderr when the JSON goes to stdout */
+extern volatile sig_atomic_t exiting;
+
+/* Option keys without a short option, of both programs. */
+enum option_values {
+	OPT_BREAK = 1000,
+	OPT_CGROUP,
+	OPT_CPU_MAX,
+	OPT_DEFENSE_PRIO,
+	OPT_DL_DEADLINE,
+	OPT_DL_PERIOD,
+	OPT_DL_RUNTIME,
+	OPT_FIRST_MUTEX,
+	OPT_SPREAD,
+	OPT_PINNED,
+	OPT_FLOAT,
+	OPT_HIST,
+	OPT_HOG_CAP,
+	OPT_HOG_PRIO,
+	OPT_KEEP_THROTTLE,
+	OPT_OFFENSE_PRIO,
+	OPT_THROTTLE,
+	OPT_WAITER_PRIO,
+	OPT_WEIGHT,
+};
+
+/* inversion_env.c */
+extern const struct argp inv_common_argp;	/* options of both programs */
+/* -b, -c, -d for a program's parser (each has its own help text for them). */
+error_t inv_parse_run_opt(int key, char *arg, struct argp_state *state);
+/* Fills env.cpu[] (the first two CPUs of --cpus) and returns how many CPUs
+ * --cpus has; sets *error after an error line for each offline one. */
+int inv_check_cpus(int *error);
+/* 1 after an error line if mutexes first_mutex.. + @used are not all there. */
+int inv_check_mutexes(int used);
+
+/* inversion_lab.c: lab calls fail the calling child (child_fail()). */
+void lab_check_device(void);
+int lab_open(const char *who);
+uint64_t lab_lock(int fd, int idx, const char *who);
+void lab_unlock(int fd, int idx, const char *who);
+void lab_usecs(int fd, unsigned long req, uint64_t us, const char *who);
+bool lab_read_state(uint64_t acquired[], int holder[]);
+void lab_open_break_files(void);
+void lab_close_break_files(void);
+void lab_check_break(int idx, uint64_t ns);
+
+/* inversion_super.c: child side */
+void child_fail(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+void child_exit(void) __attribute__((noreturn));
+bool wait_sem(sem_t *s);
+bool wait_step(sem_t *s);
+void post(sem_t *s);
+void pin_or_fail(int cpu, const char *who);
+void fifo_or_fail(int prio, const char *who);
+void other_or_fail(const char *who);
+
+/* inversion_super.c: parent side */
+struct child {
+	pid_t	pid;
+	char	role[24];
+	int	status;
+	bool	reaped;
+};
+
+extern struct child children[1 + INV_MAX_DEPTH + INV_MAX_HOGS + 3 * INV_MAX_TEAM];
+extern int nchildren;
+
+bool is_rt_family(void);
+void spawn(const char *role, int idx, void (*fn)(int));
+bool wait_ready(int n);
+bool supervise(uint64_t deadline);
+void sleep_ns(uint64_t ns);
+void parent_priority(void);
+bool rt_throttle_was_set(void);
+/* The whole run of @game (run_lock_scenario or run_football), from the
+ * device check to the report; @res is initialised (before argp).  Exit status. */
+int inv_run(struct px_result *res, bool (*game)(void));
+
+/* inversion_roles.c */
+int nth_cpu(int n);		/* the n-th CPU of --cpus, wrapping around */
+int owner_cpu(void);
+bool burst_hogs(void);
+bool run_lock_scenario(void);
+
+/* football_game.c */
+extern const struct argp football_argp;		/* --float, --*-prio */
+extern const struct scenario_desc football_scenario;
+bool run_football(void);
+void football_defaults(void);
+/* 1 after an error line if the team of @team CPUs or the priorities are
+ * wrong (@team 0: only the priorities, which inversion's scenarios check too). */
+int football_check(int team);
+uint64_t football_ball(void);
+
+/* inversion_report.c */
+struct verdict {
+	bool		consistent;
+	bool		have_state;
+	uint64_t	delta[PROXYLAB_NR_MUTEXES];
+	int		left_held;
+	uint64_t	want;
+};
+
+void json_u64_array(struct px_json *j, const char *key, const uint64_t *v, int n);
+void print_header(void);
+int inv_report(struct px_result *res, const uint64_t before[], bool have_before,
+	       bool supervised, bool kids);
+
+/* football_game.c: its part of the report */
+void football_header(void);
+bool football_judge(const struct verdict *v);
+void football_json_params(struct px_json *j);
+void football_json_checks(struct px_json *j);
+void football_consistency(void);
+void football_result(void);
 
 #endif /* PX_INVERSION_H */

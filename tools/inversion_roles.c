@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inversion: the roles of the lock scenarios, each a forked process (see
+ * inversion.h for the handshake): the waiter measures, holder k holds
+ * m(k) (and waits for m(k+1) unless it is the tail, which sleeps and
+ * burns), the hogs take the owner's CPU for one burst per iteration (cfs:
+ * spin for the whole run).  run_lock_scenario() forks them all.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inversion.h"
+
+/* Until @pid sleeps in LOCK (TASK_KILLABLE shows as D); a step. */
+static bool wait_blocked(pid_t pid)
+{
+	const struct timespec nap = { 0, 20000 };
+
+	while (px_task_state(pid) != 'D') {
+		if (sh->failed)
+			return false;
+		nanosleep(&nap, NULL);
+	}
+	return true;
+}
+
+/*
+ * px_pin_self(), waiting up to 2 s while @cpu is offline (EINVAL): CPU
+ * hotplug tests take the CPUs of a running scenario away and back.
+ */
+static int pin_self_wait_online(int cpu)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 2000; i++) {
+		ret = px_pin_self(cpu);
+		if (!ret || errno != EINVAL)
+			break;
+		usleep(1000);
+	}
+	return ret;
+}
+
+/*
+ * xcpu: a waiter that got the mutex handed to it on the owner's CPU stays
+ * there (nothing pushes a running FIFO task away), and every later
+ * iteration would then be a same-CPU one.  Send it home to the first CPU,
+ * outside the measured window, so that each iteration starts cross-CPU.
+ */
+static void rehome_waiter(void)
+{
+	cpu_set_t allowed;
+
+	if (env.pinned)
+		return;		/* pinned by set_waiter_policy(), stays there */
+	if (env.sc->id == SC_XCPU) {
+		CPU_ZERO(&allowed);
+		CPU_SET(env.cpu[0], &allowed);
+		CPU_SET(env.cpu[1], &allowed);
+	} else if (env.spread) {
+		allowed = env.cpus;
+	} else {
+		return;
+	}
+	if (pin_self_wait_online(env.cpu[0]) || px_pin_self_set(&allowed))
+		child_fail("waiter: cannot move back to CPU %d: %s", env.cpu[0], strerror(errno));
+}
+
+static void set_waiter_policy(void)
+{
+	int ret;
+
+	switch (env.sc->id) {
+	case SC_CFS:
+		pin_or_fail(env.cpu[0], "waiter");
+		other_or_fail("waiter");
+		break;
+	case SC_DL:
+		/* DEADLINE tasks must be allowed on their whole root domain. */
+		ret = px_set_deadline(env.dl_runtime_us * NSEC_PER_USEC,
+				      env.dl_deadline_us * NSEC_PER_USEC,
+				      env.dl_period_us * NSEC_PER_USEC);
+		if (ret)
+			child_fail("waiter: SCHED_DEADLINE refused: %s%s", strerror(-ret),
+				   ret == -EBUSY ? " (admission control: not enough bandwidth)" :
+				   ret == -EPERM ? " (needs root, and affinity to the whole root domain)" : "");
+		break;
+	default:
+		pin_or_fail(env.cpu[0], "waiter");
+		fifo_or_fail(env.waiter_prio, "waiter");
+		/*
+		 * xcpu, chain --spread: allow the owners' CPUs too, as a real
+		 * waiter would be, unless --pinned.  (Proxy execution moves a
+		 * blocked waiter to its owner's CPU regardless of affinity,
+		 * since it does not run there; --pinned shows that.)
+		 */
+		rehome_waiter();
+		break;
+	}
+}
+
+/* The n-th CPU of --cpus, wrapping around. */
+int nth_cpu(int n)
+{
+	int cpu, i = 0;
+
+	n %= CPU_COUNT(&env.cpus);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &env.cpus) && i++ == n)
+			return cpu;
+	return env.cpu[0];
+}
+
+/* Owner k's CPU; the (last) owner's for owner_cpu(), where hogs run. */
+static int holder_cpu(int k)
+{
+	if (env.spread)
+		return nth_cpu(k + 1);
+	return env.sc->id == SC_XCPU ? env.cpu[1] : env.cpu[0];
+}
+
+int owner_cpu(void)
+{
+	return holder_cpu(env.depth - 1);
+}
+
+bool burst_hogs(void)
+{
+	return env.sc->id != SC_CFS;
+}
+
+static bool iteration_wanted(uint64_t it, uint64_t end)
+{
+	if (sh->stop)
+		return false;
+	if (env.duration_ns)
+		return px_now_ns() < end && it < INV_MAX_SAMPLES;
+	return it < env.iterations;
+}
+
+static void run_waiter(void)
+{
+	int fd, k, h, m0 = env.first_mutex;
+	uint64_t it, ns, end;
+
+	set_waiter_policy();
+	fd = lab_open("waiter");
+	sh->waiter_pid = getpid();
+	post(&sh->ready);
+	if (!wait_sem(&sh->go))
+		child_exit();
+	end = px_now_ns() + env.duration_ns;
+	for (it = 0; iteration_wanted(it, end); it++) {
+		rehome_waiter();
+		for (k = 0; k < env.depth; k++)
+			post(&sh->start[k]);
+		for (k = 0; k < env.depth; k++)
+			if (!wait_step(&sh->held[k]))
+				goto out;
+		for (k = 0; k + 1 < env.depth; k++)
+			post(&sh->chain_go[k]);
+		for (k = 0; k + 1 < env.depth; k++)
+			if (!wait_blocked(sh->holder_pid[k]))
+				goto out;
+		sh->iter_done = 0;
+		for (h = 0; burst_hogs() && h < env.hogs; h++)
+			post(&sh->hog_go[h]);
+		ns = lab_lock(fd, m0, "waiter");
+		lab_check_break(m0, ns);
+		sh->iter_done = 1;
+		lab_unlock(fd, m0, "waiter");
+		sh->samples[sh->nsamples++] = ns;
+		sh->waiter_acq++;
+		if (env.verbose) {
+			fprintf(out, "iteration %" PRIu64 ": wait %" PRIu64 " ns\n", it, ns);
+			fflush(out);
+		}
+		for (k = 0; k < env.depth; k++)
+			if (!wait_step(&sh->fin[k]))
+				goto out;
+		for (h = 0; burst_hogs() && h < env.hogs; h++)
+			if (!wait_step(&sh->hog_fin))
+				goto out;
+		sh->iterations++;
+	}
+out:
+	sh->stop = 1;
+	close(fd);
+	child_exit();
+}
+
+/*
+ * The tail starts its critical section only once the waiter sleeps in
+ * LOCK, spinning (not sleeping) until then: an owner that slept here
+ * would turn every scenario into a sleeping-owner one.  It polls from
+ * user space, so it needs the CPU to notice: that is the inversion.
+ *
+ * The owners of the chain before it must sleep meanwhile.  A task that
+ * blocks on a mutex whose owner is itself a waiter does not spin on it
+ * (the kernel's mutex_spin_on_owner()), so the owners of the chain sleep
+ * and nothing keeps the waiter from blocking.
+ */
+static bool wait_waiter_blocked(void)
+{
+	while (px_task_state(sh->waiter_pid) != 'D') {
+		if (sh->failed)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * chain --spread: the blocked owners start each iteration on their own CPU
+ * but, like the waiter, may run on every CPU of --cpus (unless --pinned),
+ * as real tasks would; proxy execution gathers the chain on the last
+ * owner's CPU either way.  The last owner stays pinned.
+ */
+static void rehome_holder(int k, const char *who)
+{
+	if (!env.spread || env.pinned || k == env.depth - 1)
+		return;
+	if (pin_self_wait_online(holder_cpu(k)) || px_pin_self_set(&env.cpus))
+		child_fail("%s: cannot move back to CPU %d: %s", who, holder_cpu(k), strerror(errno));
+}
+
+static void run_holder(int k)
+{
+	char who[32];
+	int fd, m = env.first_mutex + k;
+	bool tail = k == env.depth - 1;
+
+	snprintf(who, sizeof(who), "owner %d", k);
+	pin_or_fail(holder_cpu(k), who);
+	other_or_fail(who);
+	fd = lab_open(who);
+	sh->holder_pid[k] = getpid();
+	post(&sh->ready);
+	/*
+	 * Join the starved group only once ready: at cpu.weight 1 on a busy
+	 * CPU, getting here could take longer than the parent waits.
+	 */
+	if (env.sc->id == SC_CFS && px_cgroup_attach_pid(env.cgroup, getpid()))
+		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
+	while (wait_sem(&sh->start[k])) {
+		rehome_holder(k, who);
+		lab_lock(fd, m, who);
+		__atomic_fetch_add(&sh->holder_acq[k], 1, __ATOMIC_RELAXED);
+		post(&sh->held[k]);
+		if (!tail) {
+			if (!wait_step(&sh->chain_go[k]))
+				break;
+			lab_lock(fd, m + 1, who);
+			__atomic_fetch_add(&sh->chain_acq[k], 1, __ATOMIC_RELAXED);
+			lab_unlock(fd, m + 1, who);
+		} else {
+			if (!wait_waiter_blocked())
+				break;
+			lab_usecs(fd, PROXYLAB_IOC_SLEEP, env.sleep_us, who);
+			lab_usecs(fd, PROXYLAB_IOC_BURN, env.burn_us, who);
+		}
+		lab_unlock(fd, m, who);
+		post(&sh->fin[k]);
+	}
+	close(fd);
+	child_exit();
+}
+
+/* Spin until the waiter got its mutex, the cap, or a stop. */
+static void hog_burst(uint64_t cap_ns)
+{
+	uint64_t start = px_now_ns(), now = start;
+
+	while (!sh->iter_done && !sh->stop && now - start < cap_ns)
+		now = px_now_ns();
+	__atomic_fetch_add(&sh->hog_bursts, 1, __ATOMIC_RELAXED);
+	if (now - start >= cap_ns)
+		__atomic_fetch_add(&sh->hog_capped, 1, __ATOMIC_RELAXED);
+}
+
+static void run_hog(int h)
+{
+	char who[32];
+
+	snprintf(who, sizeof(who), "hog %d", h);
+	pin_or_fail(owner_cpu(), who);
+	if (burst_hogs())
+		fifo_or_fail(env.hog_prio, who);
+	else
+		other_or_fail(who);
+	post(&sh->ready);
+	if (!burst_hogs()) {
+		/* cfs spinners: load the CPU for the whole run. */
+		while (!sh->stop)
+			;
+		child_exit();
+	}
+	while (wait_sem(&sh->hog_go[h])) {
+		hog_burst(env.hog_cap_us * NSEC_PER_USEC);
+		post(&sh->hog_fin);
+	}
+	child_exit();
+}
+
+static void waiter_entry(int unused)
+{
+	(void)unused;
+	run_waiter();
+}
+
+/* Holders, hogs and the waiter; returns the supervision result. */
+bool run_lock_scenario(void)
+{
+	int k, n = 0;
+
+	for (k = 0; k < env.depth; k++, n++)
+		spawn("owner", k, run_holder);
+	for (k = 0; k < env.hogs; k++, n++)
+		spawn("hog", k, run_hog);
+	spawn("waiter", -1, waiter_entry);
+	n++;
+	parent_priority();
+	if (wait_ready(n))
+		post(&sh->go);
+	else
+		sh->stop = 1;
+	return supervise(px_now_ns() + env.timeout_s * NSEC_PER_SEC);
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inversion, football: the supervisor.  The parent sets the system up (the
+ * shared mapping, the cfs owners' cgroup, RT throttling off), forks the
+ * roles, watches them (timeout, signals, SIGUSR1 status, a grace time
+ * before SIGKILL), puts the system back and hands over to the report.
+ * The first half is what every role (child) uses to wait, post and fail.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inversion.h"
+
+#define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+
+struct inv_shared *sh;
+FILE *out;
+volatile sig_atomic_t exiting;
+static volatile sig_atomic_t dump_status;
+static size_t sh_size;
+
+struct child children[1 + INV_MAX_DEPTH + INV_MAX_HOGS + 3 * INV_MAX_TEAM];
+int nchildren;
+
+/* sched_rt_runtime_us: -1 for the RT scenarios unless --keep-throttle. */
+static char rt_runtime_saved[32];
+static bool cgroup_made;
+
+bool is_rt_family(void)
+{
+	return env.sc->id != SC_CFS;
+}
+
+/* ------------------------------------------------------------ children */
+
+/* Record the first error for the parent, stop everyone, leave. */
+void child_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!__atomic_exchange_n(&sh->failed, 1, __ATOMIC_SEQ_CST)) {
+		va_start(ap, fmt);
+		vsnprintf(sh->errmsg, sizeof(sh->errmsg), fmt, ap);
+		va_end(ap);
+	}
+	sh->stop = 1;
+	_exit(EXIT_FAIL);
+}
+
+/*
+ * A stop takes effect between iterations only: once the waiter started
+ * one, every role finishes it, so all counts add up after a Ctrl-C too.
+ * wait_sem() is for the waits between iterations and returns false on a
+ * stop; wait_step() is for those inside one and returns false only when
+ * a child failed (the parent's timeout kills what never finishes).
+ */
+static bool wait_slices(sem_t *s, bool stoppable)
+{
+	struct timespec ts;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 50 * 1000 * 1000;
+		if (ts.tv_nsec >= (long)NSEC_PER_SEC) {
+			ts.tv_sec++;
+			ts.tv_nsec -= NSEC_PER_SEC;
+		}
+		/* A post means an iteration started: finish it, stop or not. */
+		if (!sem_clockwait(s, CLOCK_MONOTONIC, &ts))
+			return true;
+		if (errno != ETIMEDOUT && errno != EINTR)
+			child_fail("sem_clockwait: %s", strerror(errno));
+		if ((stoppable && sh->stop) || sh->failed)
+			return false;
+	}
+}
+
+bool wait_sem(sem_t *s)
+{
+	return wait_slices(s, true);
+}
+
+bool wait_step(sem_t *s)
+{
+	return wait_slices(s, false);
+}
+
+void post(sem_t *s)
+{
+	sem_post(s);
+}
+
+void pin_or_fail(int cpu, const char *who)
+{
+	if (cpu >= 0 && px_pin_self(cpu))
+		child_fail("%s: cannot pin to CPU %d: %s", who, cpu, strerror(errno));
+}
+
+void fifo_or_fail(int prio, const char *who)
+{
+	if (px_set_fifo(prio))
+		child_fail("%s: cannot set SCHED_FIFO priority %d: %s%s", who, prio,
+			   strerror(errno), errno == EPERM ? " (needs root or CAP_SYS_NICE)" : "");
+}
+
+void other_or_fail(const char *who)
+{
+	if (px_set_other(0))
+		child_fail("%s: cannot set SCHED_OTHER: %s", who, strerror(errno));
+}
+
+void child_exit(void)
+{
+	_exit(sh->failed ? EXIT_FAIL : EXIT_OK);
+}
+
+/* -------------------------------------------------------------- system */
+
+static void rt_throttle_off(void)
+{
+	char cur[32];
+
+	if (env.keep_throttle || !is_rt_family() ||
+	    px_read_line(RT_RUNTIME, cur, sizeof(cur)) || !strcmp(cur, "-1"))
+		return;
+	if (px_write_str(RT_RUNTIME, "-1")) {
+		px_warn("cannot write -1 to %s (RT throttling stays on)", RT_RUNTIME);
+		return;
+	}
+	snprintf(rt_runtime_saved, sizeof(rt_runtime_saved), "%s", cur);
+}
+
+static void rt_throttle_restore(void)
+{
+	if (rt_runtime_saved[0] && px_write_str(RT_RUNTIME, rt_runtime_saved))
+		px_warn("cannot restore %s to %s", RT_RUNTIME, rt_runtime_saved);
+	rt_runtime_saved[0] = '\0';
+}
+
+/* Once stopping, let the owners' group run freely so that they can exit. */
+static void release_cgroup(void)
+{
+	if (cgroup_made && (px_cgroup_set(env.cgroup, "cpu.max", "max") ||
+			    px_cgroup_set(env.cgroup, "cpu.weight", "100")))
+		px_warn("cannot lift the limits of cgroup %s", env.cgroup);
+}
+
+static void cgroup_setup(void)
+{
+	if (env.sc->id != SC_CFS)
+		return;
+	px_cgroup_setup_or_die("cfs", env.cgroup, env.weight, env.cpu_max);
+	cgroup_made = true;
+}
+
+static void cleanup_system(void)
+{
+	rt_throttle_restore();
+	if (cgroup_made && px_cgroup_destroy(env.cgroup))
+		px_warn("cannot remove cgroup %s", env.cgroup);
+	cgroup_made = false;
+}
+
+static void *map_shared(void)
+{
+	void *p;
+
+	sh_size = sizeof(*sh) + INV_MAX_SAMPLES * sizeof(uint64_t);
+	p = mmap(NULL, sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		px_fatal(EXIT_FAIL, "mmap %zu bytes", sh_size);
+	return p;
+}
+
+static void init_sems(void)
+{
+	int i;
+
+	sem_init(&sh->ready, 1, 0);
+	sem_init(&sh->go, 1, 0);
+	sem_init(&sh->hog_fin, 1, 0);
+	for (i = 0; i < INV_MAX_DEPTH; i++) {
+		sem_init(&sh->start[i], 1, 0);
+		sem_init(&sh->held[i], 1, 0);
+		sem_init(&sh->chain_go[i], 1, 0);
+		sem_init(&sh->fin[i], 1, 0);
+	}
+	for (i = 0; i < INV_MAX_HOGS; i++)
+		sem_init(&sh->hog_go[i], 1, 0);
+}
+
+
+/* -------------------------------------------------------------- parent */
+
+void spawn(const char *role, int idx, void (*fn)(int))
+{
+	struct child *c = &children[nchildren];
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		sh->stop = 1;
+		px_fatal(EXIT_FAIL, "fork");
+	}
+	if (!pid) {
+		signal(SIGINT, SIG_IGN);	/* the parent decides */
+		signal(SIGUSR1, SIG_IGN);
+		/*
+		 * Fault in and lock everything now: a first touch of a page
+		 * of the shared mapping is a shmem fault that may sleep on
+		 * the folio lock, and a defense task sleeping there lets the
+		 * offense run (football) or adds to a latency.
+		 */
+		if (mlockall(MCL_CURRENT | MCL_FUTURE))
+			__atomic_fetch_add(&sh->mlock_failed, 1, __ATOMIC_RELAXED);
+		signal(SIGTERM, SIG_DFL);
+		fn(idx);
+		child_exit();
+	}
+	c->pid = pid;
+	snprintf(c->role, sizeof(c->role), idx >= 0 ? "%s %d" : "%s", role, idx);
+	nchildren++;
+}
+
+/* Reap what exited; true once all have.  A failed child stops the rest. */
+static bool reap(void)
+{
+	int i, status, left = 0;
+
+	for (i = 0; i < nchildren; i++) {
+		struct child *c = &children[i];
+
+		if (c->reaped)
+			continue;
+		if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+			c->reaped = true;
+			c->status = status;
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				sh->stop = 1;
+			continue;
+		}
+		left++;
+	}
+	return !left;
+}
+
+static void kill_children(void)
+{
+	int i;
+
+	for (i = 0; i < nchildren; i++)
+		if (!children[i].reaped)
+			kill(children[i].pid, SIGKILL);
+}
+
+/*
+ * Say what each child still alive is doing (run state, where it sleeps in
+ * the kernel): a child stuck on a lab mutex is a finding, one still
+ * exiting on a starved vCPU is not.
+ */
+static void report_children(void)
+{
+	char path[64], line[256], wchan[64];
+	int i;
+
+	for (i = 0; i < nchildren; i++) {
+		struct child *c = &children[i];
+		FILE *f;
+
+		if (c->reaped)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/wchan", c->pid);
+		if (px_read_line(path, wchan, sizeof(wchan)))
+			wchan[0] = '\0';
+		px_warnx("  %s (pid %d): state %c, wchan %s", c->role, c->pid,
+			 px_task_state(c->pid), wchan[0] ? wchan : "-");
+		/* Its kernel stack (root only): in a lab call, or in user space? */
+		snprintf(path, sizeof(path), "/proc/%d/stack", c->pid);
+		f = fopen(path, "re");
+		if (f) {
+			int n = 0;
+
+			while (n++ < 8 && fgets(line, sizeof(line), f))
+				px_warnx("    %s", strtok(line, "\n") ?: "");
+			fclose(f);
+		}
+	}
+}
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		dump_status = 1;
+	else
+		exiting = 1;
+}
+
+/* SIGUSR1: one progress line on stderr, as cyclictest does. */
+static void print_status(uint64_t start)
+{
+	px_warnx("status: %.1f s, iterations %" PRIu64 ", samples %" PRIu64
+		 ", hog bursts %" PRIu64 " (capped %" PRIu64 "), ball %" PRIu64 "%s",
+		 (double)(px_now_ns() - start) / NSEC_PER_SEC, sh->iterations,
+		 sh->nsamples, sh->hog_bursts, sh->hog_capped, sh->ball,
+		 sh->stop ? ", stopping" : "");
+}
+
+void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !exiting)
+		;
+}
+
+bool supervise(uint64_t deadline)
+{
+	uint64_t grace = 0, stopped = 0, start = px_now_ns();
+	bool ok = true;
+
+	while (!reap()) {
+		if (dump_status) {
+			dump_status = 0;
+			print_status(start);
+		}
+		if ((exiting || px_now_ns() > deadline) && !sh->stop) {
+			if (!exiting) {
+				px_warnx("timeout after %" PRIu64 " s: stopping", env.timeout_s);
+				ok = false;
+			}
+			sh->stop = 1;
+		}
+		/*
+		 * The grace time is for a hang, not for a slow exit: on a
+		 * debug kernel with 16 vCPUs on two host cores, children that
+		 * saw the stop have been seen still exiting after 10 s.
+		 */
+		if (sh->stop && !grace) {
+			release_cgroup();
+			stopped = px_now_ns();
+			grace = stopped + 30 * NSEC_PER_SEC +
+				4 * (env.burn_us + env.sleep_us + env.hog_cap_us) * NSEC_PER_USEC;
+		}
+		if (grace && px_now_ns() > grace && !reap()) {
+			px_warnx("children still running %" PRIu64 " s after the stop: killing them",
+				 (uint64_t)((px_now_ns() - stopped) / NSEC_PER_SEC));
+			report_children();
+			kill_children();
+			ok = false;
+			grace = UINT64_MAX;
+		}
+		sleep_ns(10 * 1000 * 1000);
+	}
+	return ok;
+}
+
+/* Wait until all @n children posted ready (or one failed). */
+bool wait_ready(int n)
+{
+	uint64_t end = px_now_ns() + 30 * NSEC_PER_SEC;
+	struct timespec ts = { 0, 0 };
+
+	while (n > 0) {
+		if (!sem_trywait(&sh->ready)) {
+			n--;
+			continue;
+		}
+		if (sh->stop || exiting || reap())
+			return false;
+		if (px_now_ns() > end) {
+			if (!__atomic_exchange_n(&sh->failed, 1, __ATOMIC_SEQ_CST))
+				snprintf(sh->errmsg, sizeof(sh->errmsg),
+					 "%d task(s) not ready after 30 s (CPUs overloaded?)", n);
+			return false;
+		}
+		ts.tv_nsec = 1000000;
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+static bool children_ok(void)
+{
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < nchildren; i++) {
+		int s = children[i].status;
+
+		if (WIFEXITED(s) && !WEXITSTATUS(s))
+			continue;
+		ok = false;
+		if (WIFSIGNALED(s))
+			px_warnx("%s (pid %d) killed by signal %d", children[i].role,
+				 children[i].pid, WTERMSIG(s));
+		else if (!sh->failed)
+			px_warnx("%s (pid %d) exited with status %d", children[i].role,
+				 children[i].pid, WEXITSTATUS(s));
+	}
+	return ok;
+}
+
+/* The parent referees: above everything it starts, if it may. */
+void parent_priority(void)
+{
+	if (is_rt_family() && px_set_fifo(90) && env.sc->id == SC_FOOTBALL)
+		px_fatal(EXIT_FAIL, "football: the referee needs SCHED_FIFO 90");
+}
+
+bool rt_throttle_was_set(void)
+{
+	return rt_runtime_saved[0];
+}
+
+/* ----------------------------------------------------------------- run */
+
+int inv_run(struct px_result *res, bool (*game)(void))
+{
+	uint64_t before[PROXYLAB_NR_MUTEXES] = { 0 };
+	int before_holder[PROXYLAB_NR_MUTEXES];
+	struct sigaction sa = { 0 };
+	bool have_before, supervised, kids;
+	int err;
+
+	out = env.json_path && !strcmp(env.json_path, "-") ? stderr : stdout;
+	lab_check_device();
+	lab_open_break_files();
+
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sh = map_shared();
+	init_sems();
+	have_before = lab_read_state(before, before_holder);
+	cgroup_setup();
+	rt_throttle_off();
+	print_header();
+
+	supervised = game();
+	kids = children_ok();
+	if (sh->mlock_failed)
+		px_warnx("%" PRIu64 " processes could not mlockall(): page faults may add sleeps",
+			 sh->mlock_failed);
+	cleanup_system();
+	if (sh->failed)
+		px_warnx("%s", sh->errmsg);
+
+	err = inv_report(res, before, have_before, supervised, kids);
+	px_result_free(res);
+	munmap(sh, sh_size);
+	lab_close_break_files();
+	return err;
+}
