@@ -4,7 +4,7 @@
 # (sched_feat PROXY_V6_HANDOFF: every unlock hands off, no optimistic
 # spinning).  One boot with proxy_exec=disable, one with proxy on in which
 # the two proxy variants alternate run by run; prints every time, the
-# medians and the ratios to off.  The quick measurement for the port issues;
+# medians and the ratios to off.  A quick measurement of one workload;
 # bench/run.sh is the full benchmark.
 #
 # Usage: bench/hackbench-pair.sh [RUNS] [hackbench args...]

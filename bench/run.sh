@@ -82,8 +82,9 @@ fi
 [ "$(echo "$scenarios" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--scenarios: a scenario twice"
 [ "$(echo "$modes" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--modes: a mode twice"
 
-# Only the tools and the image are built here, never the kernel (2 cores;
-# the lead engineer builds it).
+# Only the tools and the image are built here, never the kernel (a build
+# takes the 2 cores for a long time: make kernel does it on request).
+command -v jq > /dev/null || die "jq not found: bench/summarize.sh reads the results with it (make deps)"
 bz=$top/build/obj-lean/arch/x86/boot/bzImage
 [ -f "$bz" ] || die "no $bz: the lean kernel is not built (make kernel); bench/run.sh never builds it"
 if [ ! -x "$top/build/tools/bin/inversion" ] || [ ! -x "$top/build/tools/bin/renamedemo" ]; then

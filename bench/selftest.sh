@@ -9,11 +9,11 @@
 #   run.sh options replace the default "--quick" (e.g. -- --quick --cpus 2)
 #
 # Checks: the run exits 0; every file exists for each mode and scenario;
-# summary.json has the shape bench/README.md documents (jq; without jq only
-# format, version and balanced braces); each histogram holds exactly the
-# samples taken (inversion/renamedemo: hist == latency.count == samples ==
-# acquisitions; cyclictest: buckets + overflows == its totals == cycles;
-# hackbench: one time per run); the CFS inversion p99 is smaller with proxy
+# every JSON file parses (jq); summary.json has the shape bench/README.md
+# documents; each histogram holds exactly the samples taken
+# (inversion/renamedemo: hist == latency.count == samples == acquisitions;
+# cyclictest: buckets + overflows == its totals == cycles; hackbench: one
+# time per run); the CFS inversion p99 is smaller with proxy
 # on (current) than off; a mode the kernel does not know is marked.
 # Results: build/bench-selftest/<date-time>/ (the newest 5 are kept).
 # Exit status: the number of failed checks (0 all passed).
@@ -30,6 +30,7 @@ while test $# -gt 0; do
 	shift
 done
 [ $# -gt 0 ] || set -- --quick
+command -v jq > /dev/null || { echo "not ok bench/jq - jq not found (make deps, or apt-get install jq)"; exit 1; }
 
 failed=0
 ok() { echo "ok $1"; }
@@ -58,7 +59,6 @@ modes=$(param modes | tr ',' ' ')
 scenarios=$(param scenarios | tr ',' ' ')
 repeat=$(param repeat)
 hb_runs=$(param hackbench | awk '{ print $3 }')
-havejq=''; command -v jq > /dev/null && havejq=1
 
 # Every file, per mode.
 for m in $modes; do
@@ -99,56 +99,59 @@ for f in params.txt summary.json summary.tsv summary.txt modes.tsv plots/overvie
 done
 [ -z "$miss" ] && ok bench/files-summary || notok bench/files-summary "missing:$miss"
 
+# Every JSON file, the tools' and cyclictest's and ours, parses.
+bad=$(find "$res" -type f \( -name '*.json' -o -name '*.ctjson' \) | sort |
+	while read -r f; do jq empty "$f" > /dev/null 2>&1 || printf ' %s' "${f#"$res"/}"; done)
+[ -z "$bad" ] && ok bench/json-parses || notok bench/json-parses "not JSON:$bad"
+
 # summary.json: the documented shape.
 sj=$res/summary.json
 if [ ! -s "$sj" ]; then
 	notok bench/summary-json-shape "no summary.json"
-elif [ -n "$havejq" ]; then
-	if jq -e '
-		def num_or_null: . == null or type == "number";
-		.format == "proxyexec-bench-summary" and .version == 1
-		and (.created | type == "string") and (.results_dir | type == "string")
-		and (.params | (.modes | type == "array") and (.scenarios | type == "array")
-			and (.duration_s | type == "number") and (.cpus | type == "number")
-			and (.repeat | type == "number") and (.burn_us | type == "number")
-			and (.quick | type == "boolean") and (.hackbench | type == "string"))
-		and (.system | (.git_head | type == "string") and (.kernel_release | type == "string")
-			and (.host_nproc | type == "number"))
-		and (.modes | length) == (.params.modes | length)
-		and all(.modes[]; (.name | IN("off", "v4", "current")) and (.append | type == "string")
-			and (.boot | IN("ok", "hung", "panic", "nostatus", "none"))
-			and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
-			and (.return_migration == null or (.return_migration | type == "string"))
-			and (.kernel == null or (.kernel | type == "string"))
-			and (.host_load == null or (.host_load | type == "array" and length == 2))
-			and (.note == null or (.note | type == "string")) and (.console_log | type == "string"))
-		and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
-		and all(.results[];
-			(.mode | type == "string") and (.scenario | type == "string")
-			and (.metric | IN("lock_wait", "rename", "wakeup_latency", "run_time")) and .unit == "ns"
-			and (.status | IN("ok", "partial", "failed"))
-			and (.runs | type == "number") and (.runs_ok | type == "number") and (.repeats | length) == .runs
-			and ([.median.count, .median.p50, .median.p99, .median.p99_9, .median.max] | all(num_or_null))
-			and (.p99_range | length == 2) and ([.ratio_to_off[]] | all(num_or_null))
-			and ((.ratio_to_off | keys) == ["max", "p50", "p99"])
-			and (.failure == null or (.failure | type == "string"))
-			and (.note == null or (.note | type == "string"))
-			and (if .status == "ok" then .median.count > 0 and .median.p50 <= .median.p99
-				and .median.p99 <= .median.p99_9 and .median.p99_9 <= .median.max else true end)
-			and all(.repeats[]; (.run | type == "number") and (.status | IN("ok", "failed"))
-				and (.log | type == "string")))
-		and (.failed | type == "number")
-		and .failed == ([.results[] | select(.status != "ok")] | length)
+elif jq -e '
+	def str: type == "string";
+	def num: type == "number";
+	def nstr: . == null or str;
+	def nnum: . == null or num;
+	def strs: type == "array" and all(.[]; str);
+	def pcts: (.count | nnum) and (.p50 | nnum) and (.p99 | nnum) and (.p99_9 | nnum) and (.max | nnum);
+	.format == "proxyexec-bench-summary" and .version == 1
+	and (.created | str and test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))
+	and (.results_dir | str)
+	and (.params | (.modes | strs) and (.scenarios | strs)
+		and (.duration_s | num) and (.cpus | num) and (.repeat | num) and (.burn_us | num)
+		and (.quick | type == "boolean") and (.hackbench | str))
+	and (.system | (.git_head | str) and (.git_dirty_files | num) and (.kernel_release | str)
+		and (.bzimage_md5 | str) and (.host | str) and (.host_cpu | str)
+		and (.host_nproc | num) and (.qemu | str))
+	and ([.modes[].name] == .params.modes)
+	and all(.modes[]; (.name | IN("off", "v4", "current")) and (.append | str)
+		and (.boot | IN("ok", "hung", "panic", "nostatus", "none"))
+		and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
+		and (.return_migration | IN(null, "schedule", "ttwu"))
+		and (.note | nstr) and (.kernel | nstr) and (.bzimage_md5 | nstr)
+		and (.host_load == null or (.host_load | type == "array" and length == 2 and all(.[]; num)))
+		and (.console_log | str))
+	and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
+	and all(.results[];
+		(.mode | str) and (.scenario | str)
+		and (.metric | IN("lock_wait", "rename", "wakeup_latency", "run_time")) and .unit == "ns"
+		and (.status | IN("ok", "partial", "failed"))
+		and (.runs | num) and (.runs_ok | num) and (.repeats | length) == .runs
+		and (.median | pcts)
+		and (.p99_range | type == "array" and length == 2 and all(.[]; nnum))
+		and ((.ratio_to_off | keys) == ["max", "p50", "p99"]) and all(.ratio_to_off[]; nnum)
+		and (.hist | str) and (.failure | nstr) and (.note | nstr) and (.log | nstr)
+		and (if .status == "ok" then .median.count > 0 and .median.p50 <= .median.p99
+			and .median.p99 <= .median.p99_9 and .median.p99_9 <= .median.max else true end)
+		and all(.repeats[]; (.run | num) and (.status | IN("ok", "failed")) and pcts
+			and (.log | str) and (.failure | nstr)))
+	and (.failed | num)
+	and .failed == ([.results[] | select(.status != "ok")] | length)
 	' "$sj" > /dev/null 2>&1; then
-		ok bench/summary-json-shape
-	else
-		notok bench/summary-json-shape "$sj does not match the shape in bench/README.md ($(jq -c . "$sj" 2>&1 > /dev/null | head -1))"
-	fi
+	ok bench/summary-json-shape
 else
-	grep -q '"format": "proxyexec-bench-summary"' "$sj" && grep -q '"version": 1' "$sj" &&
-		awk '{ gsub(/"([^"\\]|\\.)*"/, ""); d += gsub(/[{[]/, "") - gsub(/[]}]/, "") } END { exit d != 0 }' "$sj" &&
-		ok "bench/summary-json-shape # without jq: format, version, braces only" ||
-		notok bench/summary-json-shape "bad format/version or unbalanced (no jq for the full check)"
+	notok bench/summary-json-shape "$sj does not match the shape in bench/README.md ($(jq -c . "$sj" 2>&1 > /dev/null | head -1))"
 fi
 
 # Histogram counts == samples taken.
@@ -170,7 +173,7 @@ for m in $modes; do
 					/^#/ || NF < 2 { next } { for (i = 2; i <= NF; i++) b += $i }
 					END { print t + 0, b + 0, t + o }' "$d/r$r.cthist")
 				cyc=$3
-				[ -z "$havejq" ] || cyc=$(jq '[.thread[].cycles] | add' "$d/r$r.ctjson" 2>/dev/null || echo none)
+				cyc=$(jq '[.thread[].cycles] | add' "$d/r$r.ctjson" 2>/dev/null || echo none)
 				sc=$(awk -F'\t' -v m="$m" -v s="$s" -v r="$r" '$1 == m && $2 == s && $3 == r { print $5 }' "$res/runs.tsv")
 				[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$cyc" ] && [ "$sc" = "$3" ] ||
 					bad="$bad $s/r$r:total=$1,buckets=$2,total+overflows=$3,cycles=$cyc,summary=$sc" ;;
@@ -181,14 +184,11 @@ for m in $modes; do
 				j=$d/r$r.json
 				[ -s "$j" ] && [ -s "$d/r$r.hist" ] || { bad="$bad $s/r$r:nofiles"; continue; }
 				h=$(histsum "$d/r$r.hist")
-				if [ -n "$havejq" ]; then
-					# shellcheck disable=SC2046 # numbers, split on purpose
-					set -- $(jq -r '[.latency.count, (.samples | length), ([.hist[].count] | add // 0),
-						(.checks.waiter_acquired // .checks.renames // .latency.count)] | map(tostring) | join(" ")' "$j")
-				else
-					c=$(awk '$1 == "\"count\":" { v = $2; sub(/,$/, "", v); print v; exit }' "$j")
-					set -- "$c" "$c" "$c" "$c"
-				fi
+				v=$(jq -r '[.latency.count, (.samples | length), ([.hist[].count] | add // 0),
+					(.checks.waiter_acquired // .checks.renames // .latency.count)] | map(tostring) | join(" ")' "$j" 2>/dev/null) ||
+					{ bad="$bad $s/r$r:notjson"; continue; }
+				# shellcheck disable=SC2086 # numbers, split on purpose
+				set -- $v
 				[ "$1" -gt 0 ] && [ "$h" = "$1" ] && [ "$2" = "$1" ] && [ "$3" = "$1" ] && [ "$4" = "$1" ] ||
 					bad="$bad $s/r$r:hist=$h,count=$1,samples=$2,jsonhist=$3,acquired=$4" ;;
 			esac
