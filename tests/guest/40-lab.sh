@@ -195,7 +195,7 @@ fi
 if [ -e /proc/lockdep ]; then
 	echo "# football: on the debug kernel in 80-soak-short"
 else
-	inversion football -d 2s -q -t 120 -o "$T/football.json" > "$T/football.out" 2>&1
+	football -d 2s -q -t 120 -o "$T/football.json" > "$T/football.out" 2>&1
 	rc=$?
 	echo "# football ($proxy): $(grep '^football:' "$T/football.out")"
 	case $proxy:$rc in
@@ -212,6 +212,7 @@ else
 			notok lab/football-off-ball-moves "exit $rc, want 3: $(grep '^football:' "$T/football.out")"
 	fi
 	json_sane "$T/football.json" && ok lab/football-json || notok lab/football-json "bad result file"
+	# inversion football: the same game, through inversion's options.
 	inversion football --float -d 1s -q -t 60 > "$T/football-float.out" 2>&1
 	rc=$?
 	echo "# football --float ($proxy, exit $rc): $(grep '^football:' "$T/football-float.out")"
