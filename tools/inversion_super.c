@@ -34,6 +34,7 @@ int nchildren;
 
 /* sched_rt_runtime_us: -1 for the RT scenarios unless --keep-throttle. */
 static char rt_runtime_saved[32];
+static bool rt_runtime_changed;		/* for the result file, after the restore */
 static bool cgroup_made;
 
 bool is_rt_family(void)
@@ -138,6 +139,7 @@ static void rt_throttle_off(void)
 		return;
 	}
 	snprintf(rt_runtime_saved, sizeof(rt_runtime_saved), "%s", cur);
+	rt_runtime_changed = true;
 }
 
 static void rt_throttle_restore(void)
@@ -420,7 +422,7 @@ void parent_priority(void)
 
 bool rt_throttle_was_set(void)
 {
-	return rt_runtime_saved[0];
+	return rt_runtime_changed;
 }
 
 /* ----------------------------------------------------------------- run */
