@@ -110,6 +110,7 @@ cyclictest)
 *) usage "unknown scenario '$1' (inversion or cyclictest)" ;;
 esac
 
+command -v jq > /dev/null || die "jq not found: it checks story.json (make deps)"
 [ -n "$out" ] || out=$top/build/postmortem/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
@@ -124,6 +125,7 @@ set -e
 [ "$rc" != 3 ] || die "no story: $(cat "$out/story.err") (trace in $out)"
 [ "$rc" = 0 ] || die "guest run failed with status $rc (see $out/guest/)"
 [ -s "$out/story.txt" ] || die "no story (see $out/guest/output.log)"
+jq empty "$out/story.json" || die "$out/story.json (pxpostmortem -j) does not parse"
 case $1:$(cat "$out/status") in
 inversion:4) ;;
 inversion:0) echo "postmortem: the break did not trip: the story is of the longest wait" >&2 ;;
