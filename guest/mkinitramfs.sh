@@ -21,7 +21,7 @@ die() { echo "mkinitramfs: $*" >&2; exit 1; }
 [ -d "$modroot/lib/modules" ] || die "no modules in $modroot: run make kernel$([ "$flavour" = lean ] || echo "-$flavour")"
 busybox=$(command -v busybox) || die "busybox missing: make deps"
 bins=
-for b in cyclictest hackbench trace-cmd bpftool chrt; do
+for b in cyclictest hackbench trace-cmd bpftool chrt jq; do
 	p=$(PATH=$PATH:/usr/sbin:/sbin command -v $b) || die "$b missing: make deps"
 	bins="$bins $p"
 done
