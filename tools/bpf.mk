@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# tools/bpf.mk: the libbpf CO-RE tools (pxchain pxdonor pxwakelat proxytop).
+# tools/bpf.mk: the libbpf CO-RE tools (pxchain pxdonor pxwakelat proxytop
+# pxlockwait).
 #
 # Included at the end of tools/Makefile, whose `all` then builds them once
 # the lean kernel exists (make -C tools bpf-tools forces it).  Also usable
@@ -23,7 +24,7 @@ PX_BPF_OUT	?= $(PX_BPF_TOP)/build/bpf
 PX_BPF_BIN	?= $(or $(BINDIR),$(PX_BPF_TOP)/build/tools/bin)
 PX_BPF_LIBPX	?= $(or $(LIBPX),$(PX_BPF_TOP)/build/tools/libpxutil.a)
 PX_BPF_VMLINUX	?= $(PX_BPF_TOP)/build/obj-lean/vmlinux
-PX_BPF_TOOLS	:= pxchain pxdonor pxwakelat proxytop
+PX_BPF_TOOLS	:= pxchain pxdonor pxwakelat proxytop pxlockwait
 
 BPF_CLANG	?= clang
 BPFTOOL		?= bpftool

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pxlockwait: one line (or JSON object) per kernel mutex wait longer than
+ * --min: the waiter, the owner and the blocked_on chain beyond it when
+ * the wait blocked, the mutex and its symbol, the wait and the donor time
+ * (owners running on the waiter's scheduling context), and the kernel
+ * stacks of the waiter and the owner, symbolized from /proc/kallsyms.
+ *
+ * Usage: pxlockwait [-h] [--min USEC] [-p PID] [-c COMM] [-j] [-d DURATION]
+ *                   [--max-events N] [--no-stacks] [-v]
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pxlockwait.h"
+#include "pxlockwait.skel.h"
+#include "pxbpf_user.h"
+#include "pxutil.h"
+
+static struct env {
+	uint64_t min_ns;
+	long pid;
+	const char *comm;
+	bool json;
+	bool verbose;
+	bool stacks;
+	uint64_t duration_ns;	/* 0: until Ctrl-C */
+	long max_events;	/* 0: unlimited */
+	bool have_proxy;
+} env = {
+	.min_ns = 1000000,
+	.stacks = true,
+};
+
+enum {
+	OPT_MIN = 1000,
+	OPT_MAX_EVENTS,
+	OPT_NO_STACKS,
+};
+
+const char *argp_program_version = "pxlockwait 0.1";
+static const char doc[] =
+"Kernel mutex waits longer than --min: who waited, for which mutex, on whom,\n"
+"for how long, how much of it an owner ran on the waiter's behalf, and where.\n"
+"\n"
+"USAGE: pxlockwait [-h] [--min USEC] [-p PID] [-c COMM] [-j] [-d DURATION]\n"
+"                  [--max-events N] [--no-stacks] [-v]\n"
+"\n"
+"A wait is lock:contention_begin -> contention_end of a mutex.  When the\n"
+"waiter blocks, the owner (mutex->owner) and the blocked_on chain beyond\n"
+"it (the mutex the owner waits on, its owner, ... at most 5 links) are\n"
+"read, with the kernel stacks of the waiter and the owner.  The mutex is\n"
+"named from /proc/kallsyms when it is a static one (lab+0x40), and\n"
+"super_block's s_vfs_rename_mutex is recognised ([tmpfs]: the s_id).\n"
+"Donor time: the sched_proxy_switch stretches in which an owner ran on the\n"
+"waiter's scheduling context.  On a kernel without the sched_proxy events\n"
+"(CONFIG_PROXY_EXEC=n) it runs without them, says so, and has no donor time.\n"
+"-p and -c match the waiter or the owner.\n"
+"\n"
+"EXAMPLES:\n"
+"    pxlockwait                  # waits over 1 ms until Ctrl-C\n"
+"    pxlockwait --min 100        # waits over 100 us (also 100us, 2ms, 1s)\n"
+"    pxlockwait -p 185           # waits of process 185, or on it\n"
+"    pxlockwait -c renamedemo    # waits of or on tasks named renamedemo\n"
+"    pxlockwait -j -d 10s        # JSON, one object per wait, for 10 s\n"
+"    pxlockwait --max-events 5 --no-stacks\n";
+
+static const struct argp_option opts[] = {
+	{ "min", OPT_MIN, "USEC", 0,
+	  "Only waits at least this long (default 1000 us; suffixes ns us ms s)", 0 },
+	{ "pid", 'p', "PID", 0, "Only waits of process PID or on a mutex it owns", 0 },
+	{ "comm", 'c', "COMM", 0, "Only waits of tasks named COMM or on a mutex they own", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object per wait (JSON lines)", 0 },
+	{ "duration", 'd', "DURATION", 0, "Stop after DURATION (seconds; suffixes ms s)", 0 },
+	{ "max-events", OPT_MAX_EVENTS, "N", 0, "Stop after N waits", 0 },
+	{ "no-stacks", OPT_NO_STACKS, NULL, 0, "Do not collect kernel stacks", 0 },
+	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case OPT_MIN:
+		env.min_ns = px_arg_duration_ns(state, "min", arg, 1000, 0, 3600ULL * 1000000000);
+		break;
+	case 'p':
+		env.pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
+		break;
+	case 'c':
+		if (!*arg || strlen(arg) >= PX_COMM_LEN)
+			argp_error(state, "invalid COMM: '%s' (1 to %d characters)",
+				   arg, PX_COMM_LEN - 1);
+		env.comm = arg;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'd':
+		env.duration_ns = px_arg_duration_ns(state, "duration", arg, 1000000000,
+						     1000000, 86400ULL * 1000000000);
+		break;
+	case OPT_MAX_EVENTS:
+		env.max_events = px_arg_long(state, "max-events", arg, 1, INT_MAX);
+		break;
+	case OPT_NO_STACKS:
+		env.stacks = false;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unrecognized argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ksyms */
+
+struct ksym {
+	__u64 addr;
+	char *name;
+	bool module;
+};
+
+static struct ksym *syms;
+static size_t nsyms;
+static __u64 image_start, image_end;	/* _text, _end */
+
+/*
+ * How much a name is preferred among symbols at one address (kallsyms has
+ * no sizes, and empty objects share the address of the next one: lab and
+ * a lock_class_key "__key.2"): compiler-made local names ("x.2") least,
+ * then "__" names.
+ */
+static int ksym_rank(const char *name)
+{
+	return (strchr(name, '.') ? 0 : 2) + (strncmp(name, "__", 2) ? 1 : 0);
+}
+
+/* By address, the preferred name last (ksym_name() takes the last). */
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return ksym_rank(x->name) - ksym_rank(y->name);
+}
+
+/* All of /proc/kallsyms (data too: CONFIG_KALLSYMS_ALL), sorted. */
+static int ksyms_load(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], mod[128];
+	unsigned long long addr;
+	size_t cap = 0;
+	char type;
+	int n;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = '\0';
+		n = sscanf(line, "%llx %c %255s %127s", &addr, &type, name, mod);
+		if (n < 3 || !addr)
+			continue;
+		if (!strcmp(name, "_text"))
+			image_start = addr;
+		else if (!strcmp(name, "_end"))
+			image_end = addr;
+		if (nsyms == cap) {
+			struct ksym *s;
+
+			cap = cap ? cap * 2 : 65536;
+			s = realloc(syms, cap * sizeof(*s));
+			if (!s) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			syms = s;
+		}
+		syms[nsyms].addr = addr;
+		syms[nsyms].module = n == 4;
+		syms[nsyms].name = strdup(name);
+		if (!syms[nsyms].name) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		nsyms++;
+	}
+	fclose(f);
+	qsort(syms, nsyms, sizeof(*syms), ksym_cmp);
+	return 0;
+}
+
+/*
+ * "sym+0xoff" for @addr into @buf, or "" when no symbol covers it: inside
+ * the kernel image (_text.._end), or a module symbol followed by another
+ * within 1 MB.  Heap objects (a mutex in a kmalloc'ed struct) have none.
+ */
+static const char *ksym_name(__u64 addr, char *buf, size_t len)
+{
+	size_t lo = 0, hi = nsyms;
+	const struct ksym *s;
+
+	buf[0] = '\0';
+	while (lo < hi) {	/* first symbol above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return buf;
+	s = &syms[lo - 1];
+	if (s->module ? lo == nsyms || syms[lo].addr - s->addr > (1 << 20)
+		      : addr < image_start || addr >= image_end)
+		return buf;
+	if (addr == s->addr)
+		snprintf(buf, len, "%s", s->name);
+	else
+		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
+	return buf;
+}
+
+/* The mutex's name: a symbol, a recognised embedded mutex, or "". */
+static const char *lock_name(const struct pxlw_link *l, char *buf, size_t len)
+{
+	if (l->kind == PXLW_LOCK_SB_RENAME) {
+		snprintf(buf, len, "s_vfs_rename_mutex");
+		return buf;
+	}
+	return ksym_name(l->lock, buf, len);
+}
+
+/*
+ * The first frame to show: below the tracing machinery that called
+ * bpf_get_stack() (the BPF program, bpf_trace_run2(), the tracepoint's
+ * trace_contention_begin()), if it is at the top.
+ */
+static int stack_first(const __u64 *ips, int n)
+{
+	char name[128];
+	int i, run = -1;
+
+	for (i = 0; i < n && i < 4 && run < 0; i++)
+		if (!strncmp(ksym_name(ips[i], name, sizeof(name)), "bpf_trace_run", 13))
+			run = i;
+	if (run < 0)
+		return 0;
+	for (i = run + 1; i < n; i++) {
+		ksym_name(ips[i], name, sizeof(name));
+		if (strncmp(name, "trace_", 6) && strncmp(name, "__bpf_trace_", 12) &&
+		    strncmp(name, "__traceiter_", 12))
+			break;
+	}
+	return i < n ? i : 0;
+}
+
+static int stack_len(__s32 sz)
+{
+	return sz > 0 ? sz / (int)sizeof(__u64) : 0;
+}
+
+/* --------------------------------------------------------------- output */
+
+static void json_stack(struct px_json *j, const char *key, const __u64 *ips, __s32 sz)
+{
+	int i, n = stack_len(sz);
+	char name[160];
+
+	if (!env.stacks || sz < 0) {
+		px_json_null(j, key);
+		return;
+	}
+	px_json_array_begin(j, key);
+	for (i = stack_first(ips, n); i < n; i++) {
+		if (!*ksym_name(ips[i], name, sizeof(name)))
+			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ips[i]);
+		px_json_string(j, NULL, name);
+	}
+	px_json_array_end(j);
+}
+
+static void json_task(struct px_json *j, const char *key, __u32 pid, __u32 tgid,
+		      const char *comm, int prio)
+{
+	px_json_object_begin(j, key);
+	px_json_u64(j, "pid", pid);
+	px_json_u64(j, "tgid", tgid);
+	px_json_string_len(j, "comm", comm, strnlen(comm, PX_COMM_LEN));
+	px_json_i64(j, "prio", prio);
+	px_json_object_end(j);
+}
+
+static void json_lock(struct px_json *j, const struct pxlw_link *l)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)l->lock);
+	px_json_string(j, "lock", buf);
+	lock_name(l, buf, sizeof(buf));
+	if (*buf)
+		px_json_string(j, "lock_sym", buf);
+	else
+		px_json_null(j, "lock_sym");
+	if (l->kind == PXLW_LOCK_SB_RENAME)
+		px_json_string_len(j, "lock_sb", l->where, strnlen(l->where, PXLW_WHERE_LEN));
+}
+
+static void print_json(const struct pxlw_event *e)
+{
+	const struct pxlw_link *l0 = &e->links[0];
+	struct px_json j;
+	__u32 i;
+
+	px_json_init(&j, stdout, PX_JSON_LINES);
+	px_json_object_begin(&j, NULL);
+	px_json_i64(&j, "time", time(NULL));
+	json_task(&j, "waiter", e->pid, e->tgid, e->comm, e->prio);
+	json_lock(&j, l0);
+	px_json_u64(&j, "wait_ns", e->wait_ns);
+	if (e->flags & PXLW_F_NO_DONOR)
+		px_json_null(&j, "donor_ns");
+	else
+		px_json_u64(&j, "donor_ns", e->donor_ns);
+	px_json_u64(&j, "stretches", e->stretches);
+	px_json_bool(&j, "blocked", e->flags & PXLW_F_BLOCKED);
+	px_json_i64(&j, "ret", e->ret);
+	if (l0->owner_pid) {
+		json_task(&j, "owner", l0->owner_pid, l0->owner_tgid, l0->owner_comm,
+			  l0->owner_prio);
+		px_json_bool(&j, "owner_on_cpu", e->flags & PXLW_F_OWNER_ON_CPU);
+		px_json_u64(&j, "owner_cpu", e->owner_cpu);
+	} else {
+		px_json_null(&j, "owner");
+	}
+	/* What link 0's owner waits on, and so on. */
+	px_json_array_begin(&j, "chain");
+	for (i = 1; i < e->nlinks && i < PXLW_MAX_LINKS; i++) {
+		const struct pxlw_link *l = &e->links[i];
+
+		px_json_object_begin(&j, NULL);
+		json_lock(&j, l);
+		if (l->owner_pid)
+			json_task(&j, "owner", l->owner_pid, l->owner_tgid, l->owner_comm,
+				  l->owner_prio);
+		else
+			px_json_null(&j, "owner");
+		px_json_object_end(&j);
+	}
+	px_json_array_end(&j);
+	px_json_bool(&j, "chain_more", e->flags & PXLW_F_CHAIN_MORE);
+	json_stack(&j, "waiter_stack", e->waiter_stack, e->waiter_stack_sz);
+	json_stack(&j, "owner_stack", e->owner_stack, e->owner_stack_sz);
+	px_json_object_end(&j);
+	if (px_json_finish(&j))
+		px_warnx("JSON output failed");
+}
+
+static const char *lock_text(const struct pxlw_link *l, char *buf, size_t len)
+{
+	char sym[160];
+
+	lock_name(l, sym, sizeof(sym));
+	if (l->kind == PXLW_LOCK_SB_RENAME)
+		snprintf(buf, len, "%s [%.*s] 0x%llx", sym, PXLW_WHERE_LEN, l->where,
+			 (unsigned long long)l->lock);
+	else if (*sym)
+		snprintf(buf, len, "%s 0x%llx", sym, (unsigned long long)l->lock);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)l->lock);
+	return buf;
+}
+
+static void print_stack(const char *title, const __u64 *ips, __s32 sz)
+{
+	int i, n = stack_len(sz);
+	char name[160];
+
+	if (sz < 0) {
+		printf("    %s: unavailable (%s)\n", title, strerror(-sz));
+		return;
+	}
+	if (!n)
+		return;
+	printf("    %s:\n", title);
+	for (i = stack_first(ips, n); i < n; i++)
+		printf("        %s\n", *ksym_name(ips[i], name, sizeof(name)) ? name : "[unknown]");
+}
+
+static void print_text(const struct pxlw_event *e)
+{
+	const struct pxlw_link *l0 = &e->links[0];
+	char buf[256];
+	__u32 i;
+
+	px_print_time(stdout);
+	printf("%.*s %u [prio %d] waited %.3f ms for %s", PX_COMM_LEN, e->comm, e->pid,
+	       e->prio, e->wait_ns / 1e6, lock_text(l0, buf, sizeof(buf)));
+	if (!(e->flags & PXLW_F_NO_DONOR))
+		printf(", donor %.3f ms (%u stretches)", e->donor_ns / 1e6, e->stretches);
+	if (!(e->flags & PXLW_F_BLOCKED))
+		printf(", spinning only");
+	if (e->ret)
+		printf(", failed: %s", strerror(-e->ret));
+	printf("\n");
+	if (l0->owner_pid)
+		printf("    owner: %.*s %u [prio %d]%s cpu %u\n", PX_COMM_LEN, l0->owner_comm,
+		       l0->owner_pid, l0->owner_prio,
+		       e->flags & PXLW_F_OWNER_ON_CPU ? " running on" : " last on", e->owner_cpu);
+	else
+		printf("    owner: none (released as the wait began)\n");
+	for (i = 1; i < e->nlinks && i < PXLW_MAX_LINKS; i++) {
+		const struct pxlw_link *l = &e->links[i];
+
+		printf("    %*s-> blocked on %s", (int)(i - 1) * 2, "", lock_text(l, buf, sizeof(buf)));
+		if (l->owner_pid)
+			printf(" owned by %.*s %u [prio %d]\n", PX_COMM_LEN, l->owner_comm,
+			       l->owner_pid, l->owner_prio);
+		else
+			printf(" (no owner)\n");
+	}
+	if (e->flags & PXLW_F_CHAIN_MORE)
+		printf("    %*s-> ... (chain longer than %d links)\n",
+		       (PXLW_MAX_LINKS - 1) * 2, "", PXLW_MAX_LINKS);
+	if (env.stacks) {
+		print_stack("waiter stack", e->waiter_stack, e->waiter_stack_sz);
+		print_stack(e->flags & PXLW_F_OWNER_ON_CPU ?
+			    "owner stack (it was running: stack of its last switch)" :
+			    "owner stack", e->owner_stack, e->owner_stack_sz);
+	}
+}
+
+static long nevents;
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	const struct pxlw_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (env.json)
+		print_json(e);
+	else
+		print_text(e);
+	fflush(stdout);
+	if (env.max_events && ++nevents >= env.max_events)
+		return 1;	/* stops ring_buffer__poll() */
+	return 0;
+}
+
+static void print_summary(struct pxlockwait_bpf *obj)
+{
+	FILE *f = env.json ? stderr : stdout;
+	struct pxlw_stats s;
+
+	if (pxbpf_percpu_sum(obj->maps.stats, 0, &s, sizeof(s), sizeof(__u64), false)) {
+		px_warnx("failed to read the counters");
+		return;
+	}
+	fprintf(f, "%llu mutex waits, %llu of at least %.3f ms reported",
+		(unsigned long long)s.waits, (unsigned long long)s.events, env.min_ns / 1e6);
+	if (s.lost_rb || s.lost_map)
+		fprintf(f, "; lost: %llu (ring buffer full), %llu (over %d waits at once)",
+			(unsigned long long)s.lost_rb, (unsigned long long)s.lost_map,
+			PXLW_MAX_WAITS);
+	fprintf(f, "\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = doc,
+	};
+	struct pxlockwait_bpf *obj = NULL;
+	struct ring_buffer *rb = NULL;
+	__u64 deadline;
+	int err;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 1;
+	if (pxbpf_preflight(false))
+		return 1;
+	env.have_proxy = pxbpf_have_proxy_events();
+	pxbpf_set_verbose(env.verbose);
+	err = ksyms_load();
+	if (err) {
+		px_warnx("cannot read /proc/kallsyms: %s", strerror(-err));
+		return 1;
+	}
+
+	obj = pxlockwait_bpf__open();
+	if (!obj) {
+		px_warnx("failed to open BPF object");
+		return 1;
+	}
+	obj->rodata->targ_tgid = env.pid;
+	if (env.comm) {
+		obj->rodata->targ_comm_set = true;
+		strncpy((char *)obj->rodata->targ_comm, env.comm, PX_COMM_LEN - 1);
+	}
+	obj->rodata->targ_min_ns = env.min_ns;
+	obj->rodata->targ_stacks = env.stacks;
+	obj->rodata->targ_donor = env.have_proxy;
+	if (!env.have_proxy) {
+		bpf_program__set_autoload(obj->progs.proxy_switch_btf, false);
+		px_warnx("kernel has no sched_proxy trace events (CONFIG_PROXY_EXEC=n): "
+			 "running without them, no donor time");
+	}
+	err = pxbpf_load_attach(obj->skeleton);
+	if (err)
+		goto cleanup;
+	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, NULL, NULL);
+	if (!rb) {
+		err = -errno;
+		px_warnx("failed to create the ring buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+
+	pxbpf_handle_signals();
+	fprintf(env.json ? stderr : stdout,
+		"Tracing mutex waits of at least %.3f ms... Hit Ctrl-C to end.\n",
+		env.min_ns / 1e6);
+	fflush(stdout);
+	deadline = env.duration_ns ? px_now_ns() + env.duration_ns : 0;
+	while (!pxbpf_exiting) {
+		err = ring_buffer__poll(rb, 100);
+		if (err == -EINTR) {
+			err = 0;
+			continue;
+		}
+		if (err < 0) {
+			px_warnx("ring buffer: %s", strerror(-err));
+			break;
+		}
+		err = 0;
+		if (env.max_events && nevents >= env.max_events)
+			break;
+		if (deadline && px_now_ns() >= deadline)
+			break;
+	}
+	print_summary(obj);
+
+cleanup:
+	ring_buffer__free(rb);
+	pxlockwait_bpf__destroy(obj);
+	return err != 0;
+}
