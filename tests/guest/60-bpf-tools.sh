@@ -310,11 +310,16 @@ fi
 # that + set the time to elapse once before q.
 # On the proxy boot only: the keys and views do not depend on the boot.
 if [ $proxy = 1 ]; then
+	# ncurses needs the console's terminfo: the image's, else build/tools/terminfo.
+	[ -f /lib/terminfo/l/linux ] || [ -f /usr/share/terminfo/l/linux ] ||
+		export TERMINFO="$PX_REPO/build/tools/terminfo"
 	ptydrive -w 'view: owners' -D 500ms -i 1200ms -k 'dgs\t+  q' -t 60s -- proxytop -d 1 \
 		> "$T/ptop.out" 2> "$T/ptop.err"
 	prc=$?
 	say "proxytop on a pty: $(tail -1 "$T/ptop.err")"
-	views=$(tr -d '\r' < "$T/ptop.out" | sed -n 's/^.*proxytop - .*  view: \([a-z]*\)  sort: \([a-z]*\).*/\1\/\2/p' | uniq | tr '\n' ' ')
+	# A screen update is not a line: each header on a line of its own.
+	heads() { tr -d '\r' < "$T/ptop.out" | awk '{ gsub(/proxytop - /, "\nproxytop - "); print }'; }
+	views=$(heads | sed -n 's/^.*proxytop - .*  view: \([a-z]*\)  sort: \([a-z]*\).*/\1\/\2/p' | uniq | tr '\n' ' ')
 	say "views in order: $views"
 	if [ $prc -ne 0 ]; then
 		notok "bpf-tools/$boot/proxytop/interactive" "exit $prc: $(tail -3 "$T/ptop.err" | tr '\n' ' ')"
@@ -322,9 +327,9 @@ if [ $proxy = 1 ]; then
 		notok "bpf-tools/$boot/proxytop/interactive" "terminal not restored: $(tail -1 "$T/ptop.err")"
 	elif [ "$views" != "owners/time donors/time cgroups/time cgroups/picks owners/picks " ]; then
 		notok "bpf-tools/$boot/proxytop/interactive" "views '$views', want owners/time donors/time cgroups/time cgroups/picks owners/picks"
-	elif ! grep -q "$(printf '\033')\[2J" "$T/ptop.out"; then
+	elif ! grep -q "$(printf '\033')\[H$(printf '\033')\[2\{0,1\}J" "$T/ptop.out"; then
 		notok "bpf-tools/$boot/proxytop/interactive" "no screen clear: not in interactive mode"
-	elif ! tr -d '\r' < "$T/ptop.out" | sed -n 's/^.*proxytop - .*  interval \([0-9.]*\)s  view: owners  sort: picks.*/\1/p' |
+	elif ! heads | sed -n 's/^.*proxytop - .*  interval \([0-9.]*\)s  view: owners  sort: picks.*/\1/p' |
 		awk '$1 >= 1.8 { f = 1 } END { exit !f }'; then
 		notok "bpf-tools/$boot/proxytop/interactive" "'+' did not lengthen the interval to 2 s"
 	elif ! grep -q '^proxytop: totals since start' "$T/ptop.out"; then
