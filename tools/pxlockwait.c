@@ -287,7 +287,7 @@ static void json_stack(struct px_json *j, const char *key, const __u64 *ips, __s
 	int i, n = stack_len(sz);
 	char name[160];
 
-	if (!env.stacks || sz < 0) {
+	if (!env.stacks || sz <= 0) {	/* off, failed, or a wait that only spun */
 		px_json_null(j, key);
 		return;
 	}
@@ -456,15 +456,15 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	const struct pxlw_event *e = data;
 
-	if (size < sizeof(*e))
+	/* A poll hands over every record ready: the ones past N are dropped. */
+	if (size < sizeof(*e) || (env.max_events && nevents >= env.max_events))
 		return 0;
 	if (env.json)
 		print_json(e);
 	else
 		print_text(e);
 	fflush(stdout);
-	if (env.max_events && ++nevents >= env.max_events)
-		return 1;	/* stops ring_buffer__poll() */
+	nevents++;
 	return 0;
 }
 
