@@ -25,6 +25,16 @@ cat /tmp/top.out
 say "pxchain: blocked_on chain depth at each proxy resolution"
 cat /tmp/chain.out
 
+say "pxlockwait: each wait of a depth-3 chain inversion, its owner chain and donor time"
+pxlockwait --min 500 -c inversion --no-stacks > /tmp/lockwait.out 2>&1 &
+lockwait=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q 'Hit Ctrl-C' /tmp/lockwait.out; do usleep 100000; i=$((i + 1)); done
+inversion chain -c 2 -D 3 -b 2000 -n 2 -q > /dev/null 2>&1
+kill -INT $lockwait
+wait $lockwait
+cat /tmp/lockwait.out
+
 say "cross-CPU owner: the waiter migrates to the owner's CPU and returns"
 inversion xcpu -c 0,1 -b 2000 -n 10 -q 2>&1 | grep -A2 '^lock_wait'
 
