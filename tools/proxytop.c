@@ -367,9 +367,23 @@ static int render_text(FILE *f, const struct frame *fr, const struct layout *lo)
 		 localtime(&t));
 	if (lo->clear)
 		fputs("\033[H\033[2J", f);
-	fprintf(f, "proxytop - %s  interval %.1fs  view: %s  sort: %s%s%s\n", tm, secs,
-		view_names[env.view], sort_names[env.sort], env.reverse ? " (reversed)" : "",
-		env.c.pid || env.c.cgid ? "  (filtered rows)" : "");
+	if (win) {
+		snprintf(item[0], sizeof(item[0]), "proxytop - %s", tm);
+		snprintf(item[1], sizeof(item[1]), "interval %.1fs", secs);
+		snprintf(item[2], sizeof(item[2]), "view: %s", view_names[env.view]);
+		snprintf(item[3], sizeof(item[3]), "sort: %s%s", sort_names[env.sort],
+			 env.reverse ? " (reversed)" : "");
+		snprintf(item[4], sizeof(item[4]), "(filtered rows)");
+		for (k = 0; k < 4 + !!(env.c.pid || env.c.cgid); k++)
+			title += flow(f, lo->cols, &col, item[k]);
+		col = 0;
+	} else {
+		fprintf(f, "proxytop - %s  interval %.1fs  view: %s  sort: %s%s%s", tm, secs,
+			view_names[env.view], sort_names[env.sort],
+			env.reverse ? " (reversed)" : "",
+			env.c.pid || env.c.cgid ? "  (filtered rows)" : "");
+	}
+	fputc('\n', f);
 	title++;
 	if (first) {
 		/* Window only: nothing to show before the first interval ends. */

@@ -64,13 +64,15 @@ restored() { grep -q '^ptydrive: .*, terminal restored$' "$T/$1.err"; }
 
 # --- fit: three refreshes and two views at 80x24.
 drive fit -s 80x24 -w 'view: owners' -D 2500ms -i 1200ms -k '\[snap]d\[snap]g\[snap]q' -t 60s -- $PT -d 1
-w=$(sed -n 's/^ptydrive: screen [0-9x]*, \([0-9]*\) wrapped lines.*/\1/p' "$T/fit.err")
+# Wraps up to the last screen before q (the totals printed after it are plain text).
+w=$(sed -n 's/^--- screen 3 (snap) 80x24 .*: wraps \([0-9]*\),.*/\1/p' "$T/fit.scr")
 long=$(awk '!/^--- screen / && length($0) > 80' "$T/fit.scr" | head -1)
+snap "$T/fit.scr" 1 | sed 's/^/# | /'
 top=$(for k in 1 2 3; do snap "$T/fit.scr" $k | head -1; done | grep -vc '^proxytop - ')
 if [ $rc -ne 0 ]; then
 	notok "$N/fit" "exit $rc: $(tail -3 "$T/fit.err" | tr '\n' ' ')"
 elif [ "${w:-x}" != 0 ] || [ -n "$long" ]; then
-	notok "$N/fit" "${w:-?} lines wrapped at 80 columns (lines longer than the window)"
+	notok "$N/fit" "${w:-?} lines wrapped at 80 columns (lines longer than the window): $(snap "$T/fit.scr" 3 | head -8 | tr '\n' '|')"
 elif [ "$top" != 0 ]; then
 	notok "$N/fit" "header not on the first line of $top of 3 screens: $(snap "$T/fit.scr" 3 | head -3 | tr '\n' '|')"
 elif ! snap "$T/fit.scr" 1 | sed -n 2p | grep -q '^proxy picks/s: [0-9.]*  donated CPU: [0-9.]*%'; then
@@ -140,10 +142,10 @@ fi
 
 # --- keys and options of the new view: R reverse, h help, -d 0.5, -T.
 drive keys -s 80x24 -w 'view: owners' -D 2s -i 1s -k 'R\[snap]h\[snap]x\[snap]q' -t 30s -- $PT -d 0.5 -T
-h1=$(snap "$T/keys.scr" 1 | head -1)
+h1=$(snap "$T/keys.scr" 1 | head -2 | tr '\n' ' ')
 if [ $rc -ne 0 ]; then
 	notok "$N/keys" "exit $rc: $(tail -3 "$T/keys.err" | tr '\n' ' ')"
-elif ! echo "$h1" | grep -q '^proxytop - 20[0-9-]* [0-9:]*  interval 0\.[4-9]s  view: owners  sort: time (reversed)'; then
+elif ! echo "$h1" | grep -q '^proxytop - 20[0-9-]* [0-9:]*  interval 0\.[4-9]s  view: owners[ ]*sort: time (reversed) '; then
 	notok "$N/keys" "header after R with -d 0.5 -T: '$h1'"
 elif ! snap "$T/keys.scr" 2 | grep -q '^proxytop - keys'; then
 	notok "$N/keys" "h showed no help: $(snap "$T/keys.scr" 2 | head -2 | tr '\n' '|')"
@@ -162,7 +164,7 @@ bad=$(awk '
 	s == 2 && /^aborts\/s: [0-9.]+  activations\/s: [0-9.]+  handoffs\/s: [0-9.]+ to donor, [0-9.]+ to top waiter$/ { s = 3; next }
 	s == 3 && /^\(/ { next }
 	s == 3 && /^$/ { s = 4; next }
-	s == 4 && $0 == "    PID COMM             CGROUP               DON_ms/s DONORS  PICKS/s MAXD   MIGR  TOP-DONOR" { s = 5; next }
+	s == 4 && $0 == "    PID COMM             CGROUP                 DON_ms/s DONORS  PICKS/s MAXD   MIGR  TOP-DONOR" { s = 5; next }
 	s == 5 && (/^ *[0-9]+ / || /^\(no proxy activity/) { next }
 	s == 5 && /^$/ { s = 0; next }
 	{ print NR ": " $0; exit }
