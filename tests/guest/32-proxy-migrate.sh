@@ -36,7 +36,7 @@ if [ $proxy = on ]; then
 	[ "$px_empty" = 0 ] && ok mig/xcpu-trace ||
 		notok mig/xcpu-trace "empty trace: no sched_proxy event with proxy execution on"
 fi
-p50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/x.json" | head -1)
+p50=$(jfield "$T/x.json" p50 latency)
 echo "# xcpu ($proxy, return=$strategy): p50 ${p50:-?} ns; $(grep -c sched_proxy_migrate: "$T/x.txt") migrations, $(grep -c sched_proxy_return: "$T/x.txt") returns"
 # Chains of depth 1..4 with each owner on another CPU (owner k on CPU
 # k+1, hogs with the last owner): the donor follows the chain from CPU to
@@ -52,8 +52,8 @@ chain_case() {	# NAME DEPTH inversion-args...
 	name=$1 d=$2; shift 2
 	inversion chain -D $d -c 0-3 "$@" -b 1000 -n 5 -q -t 120 -o "$T/c$name$d.json" > "$T/c$name$d.out" 2>&1
 	rc=$?
-	c50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
-	cnt=$(sed -n 's/^ *"count": \([0-9]*\).*/\1/p' "$T/c$name$d.json" 2>/dev/null | head -1)
+	c50=$(jfield "$T/c$name$d.json" p50 latency)
+	cnt=$(jfield "$T/c$name$d.json" count latency)
 	echo "# chain -D $d $name ($proxy, return=$strategy): p50 ${c50:-?} ns, $cnt waits"
 	if [ $rc != 0 ] || [ "$cnt" != 5 ]; then
 		# The whole output: on a timeout inversion prints its threads'
@@ -81,7 +81,7 @@ done
 # xcpu with the waiter pinned to CPU 0: it still lends its context on CPU 1.
 inversion xcpu -c 0,1 --pinned -b 2000 -n 5 -q -t 120 -o "$T/xp.json" > "$T/xp.out" 2>&1
 rc=$?
-xp50=$(sed -n 's/^ *"p50": \([0-9]*\).*/\1/p' "$T/xp.json" 2>/dev/null | head -1)
+xp50=$(jfield "$T/xp.json" p50 latency)
 echo "# xcpu --pinned ($proxy, return=$strategy): p50 ${xp50:-?} ns"
 if [ $rc != 0 ] || [ -z "$xp50" ]; then
 	notok mig/xcpu-pinned-runs "exit $rc: $(tail -c 300 "$T/xp.out")"

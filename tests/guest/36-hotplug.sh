@@ -44,7 +44,7 @@ for sc in "xcpu -c 0,1 -b 2000" "chain -D 3 -c 0-3 --spread -b 1000" \
 	cycle_cpus
 	wait $pid
 	rc=$?
-	cnt=$(sed -n 's/^ *"count": \([0-9]*\).*/\1/p' "$T/r.json" 2>/dev/null | head -1)
+	cnt=$(jfield "$T/r.json" count latency)
 	echo "# inversion $sc: exit $rc, ${cnt:-no} waits; $(grep consistency "$T/r.out")"
 	if [ $rc != 0 ] || [ "${cnt:-0}" -lt 1 ] || ! grep -q 'consistency: .* -> OK$' "$T/r.out"; then
 		fails=$((fails + 1))

@@ -18,24 +18,6 @@ T=${TMPDIR-/tmp}/lab.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' 0
 
-# jfield FILE KEY [OBJECT]: a number or literal of the pretty-printed result
-# (one member per line), top level or inside "OBJECT": {...}.
-jfield() {
-	awk -v key="\"$2\":" -v obj="${3:-}" '
-		obj != "" && $1 == "\"" obj "\":" && $2 == "{" { inobj = 1; next }
-		inobj && /^ *}/ { inobj = 0 }
-		(obj == "" ? depth == 1 : inobj) && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }
-		{ l = $0; gsub(/"([^"\\]|\\.)*"/, "", l); depth += gsub(/[{[]/, "", l) - gsub(/[]}]/, "", l) }
-	' "$1"
-}
-
-# Balanced braces/brackets outside strings and the format header.
-json_sane() {
-	grep -q '"format": "proxyexec-latency"' "$1" && grep -q '"version": 1' "$1" &&
-	awk '{ gsub(/"([^"\\]|\\.)*"/, ""); d += gsub(/[{[]/, "") - gsub(/[]}]/, "") }
-	     END { exit d != 0 }' "$1"
-}
-
 if ! command -v inversion >/dev/null; then
 	notok lab/tools "inversion not in PATH: build/tools/bin missing from the image"
 	finish
@@ -129,7 +111,7 @@ scenario chain 10 chain -D 3 -b 1000
 scenario xcpu 10 xcpu -b 1000
 scenario sleep-owner 10 sleep-owner -s 1000 -b 200
 check lab/chain-depth "chain result does not record depth 3" \
-	sh -c "grep -q '\"depth\": 3,' '$T/chain.json'"
+	test "$(jfield "$T/chain.json" depth params)" = 3
 
 # The inversion (proxy off): p99 several times the critical section.  Its
 # shrinking (proxy on): p50 within a few critical sections (cfs: the waiter

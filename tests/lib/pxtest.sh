@@ -38,3 +38,19 @@ px_record() {
 	fi
 	return 0
 }
+
+# JSON result files (the tools' `-o FILE`), read with jq.
+# jfield FILE KEY [OBJECT]: KEY of the top-level OBJECT (or of the top
+# level itself), printed raw (numbers, true/false, strings unquoted);
+# nothing when the file, the object or the key is missing.
+jfield() {
+	jq -r --arg k "$2" --arg o "${3:-}" '
+		(if $o == "" then . else .[$o] end) as $x
+		| if ($x | type) == "object" and ($x | has($k)) then $x[$k] else empty end
+		| tostring' "$1" 2>/dev/null
+}
+
+# json_sane FILE: parses, and carries the proxyexec-latency header.
+json_sane() {
+	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
+}
