@@ -11,7 +11,7 @@
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
-# pxtest-cpus: 2
+# pxtest-cpus: 4
 # pxtest-timeout: 120
 set -u
 . ./lib/pxtest.sh
