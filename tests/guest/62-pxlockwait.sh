@@ -146,13 +146,18 @@ if start rt pxlockwait -j --min 200 -c inversion; then
 	bad=$(awk -v w="$want" '$4 " " $5 != w' "$T/rt.ev" | head -1)
 	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok "$P/rt/lock"
 	else notok "$P/rt/lock" "want '$want': ${bad:-no events}"; fi
-	# Each wait matches the lab's own wait_ns of that acquisition (in
-	# order; the lab's includes the fast path and the way back from
-	# mutex_lock, first-time TCG translation included: 10% + 300 us).
+	# Each wait against the lab's own wait_ns of that acquisition (in
+	# order).  The lab times all of mutex_lock_killable(), a superset of
+	# contention_begin..end: never less (100 us slack for the clocks), and
+	# mostly within 10% + 300 us (the fast path, the way back, first-time
+	# TCG translation).  Seen on a 4-vCPU guest: 4 of 10 acquisitions
+	# 0.9-11 ms longer in the lab than in the mutex, time spent outside
+	# the mutex's slowpath, so only half must be close.
 	bad=$(awk 'NR == FNR { s[FNR] = $1; next } {
-		d = s[FNR] - $1; if (d < 0) d = -d
-		if (!(FNR in s) || d > s[FNR] / 10 + 300000) { print FNR ": " $1 " vs " s[FNR]; exit }
-	}' "$T/rt.samples" "$T/rt.ev")
+		if (!(FNR in s) || $1 > s[FNR] + 100000) { print FNR ": " $1 " > " s[FNR]; exit }
+		if (s[FNR] - $1 <= s[FNR] / 10 + 300000) near++; n++
+	} END { if (n && near * 2 < n) print near " of " n " within 10% + 300 us" }' \
+		"$T/rt.samples" "$T/rt.ev")
 	if [ "$n" -eq "$(grep -c . "$T/rt.samples")" ] && [ -z "$bad" ]; then ok "$P/rt/wait-time"
 	else notok "$P/rt/wait-time" "pxlockwait vs lab wait_ns: ${bad:-$n events, $(grep -c . "$T/rt.samples") samples}"; fi
 	# Donor time: the holder burns 2 ms per wait on the waiter's context
