@@ -32,8 +32,8 @@ if [ ! -f "$obj/.config" ]; then
 fi
 sed -i -e '/CONFIG_PROXY_EXEC/d' -e '/CONFIG_SMP[= ]/d' "$obj/.config"
 case $pe in
-y) echo CONFIG_PROXY_EXEC=y ;;
-n) echo '# CONFIG_PROXY_EXEC is not set' ;;
+y) printf 'CONFIG_PROXY_EXEC=y\nCONFIG_SMP=y\n' ;;
+n) printf '# CONFIG_PROXY_EXEC is not set\nCONFIG_SMP=y\n' ;;
 up) printf 'CONFIG_PROXY_EXEC=y\n# CONFIG_SMP is not set\n' ;;
 esac >> "$obj/.config"
 make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
@@ -43,6 +43,10 @@ make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
 if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
    ! grep -q "CONFIG_PROXY_EXEC=$want\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"; then
 	echo "check-build: CONFIG_PROXY_EXEC=$pe did not survive olddefconfig" >&2
+	exit 1
+fi
+if [ "$pe" != up ] && ! grep -q '^CONFIG_SMP=y' "$obj/.config"; then
+	echo "check-build: CONFIG_SMP=y did not survive olddefconfig" >&2
 	exit 1
 fi
 if [ "$pe" = up ] && grep -q '^CONFIG_SMP=y' "$obj/.config"; then
