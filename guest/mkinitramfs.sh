@@ -25,6 +25,12 @@ for b in cyclictest hackbench trace-cmd bpftool chrt jq; do
 	p=$(PATH=$PATH:/usr/sbin:/sbin command -v $b) || die "$b missing: make deps"
 	bins="$bins $p"
 done
+# Terminal descriptions for ncurses (proxytop): the guest console is
+# TERM=linux; xterm for a terminal attached over the serial line.
+terminfo="/lib/terminfo/l/linux /lib/terminfo/x/xterm"
+for f in $terminfo; do
+	[ -f "$f" ] || die "$f missing: make deps (ncurses-base)"
+done
 tools=
 if [ -d "$top/build/tools/bin" ]; then
 	for f in "$top"/build/tools/bin/*; do
@@ -42,7 +48,7 @@ mkdir -p "$T"
 # Content stamp: paths and md5s of every input, including this script.
 {
 	echo "$busybox $bins $tools $libs" | tr ' ' '\n'
-	md5sum "$0" "$top/guest/init" "$busybox" $bins $tools $libs
+	md5sum "$0" "$top/guest/init" "$busybox" $bins $tools $libs $terminfo
 	(cd "$modroot" && find . -type f | LC_ALL=C sort | xargs md5sum)
 } | md5sum | cut -d' ' -f1 > "$T/stamp"
 if [ -f "$out" ] && cmp -s "$T/stamp" "$stamp"; then
@@ -57,7 +63,7 @@ cp "$busybox" "$r/bin/busybox"
 "$busybox" --list-full | while read -r a; do
 	[ "$a" = bin/busybox ] || [ -e "$r/$a" ] || ln -s /bin/busybox "$r/$a"
 done
-for f in $bins $libs; do
+for f in $bins $libs $terminfo; do
 	mkdir -p "$r$(dirname "$f")"
 	cp -L "$f" "$r$f"
 done
