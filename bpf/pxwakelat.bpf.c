@@ -118,7 +118,7 @@ static __always_inline struct pxwl_task *task_get(struct task_struct *p, bool cr
 }
 
 /* Fires for every contended lock: the mutex test comes first. */
-static __always_inline int on_contention_begin(unsigned int flags)
+static __always_inline int on_contention_begin(void *lock, unsigned int flags)
 {
 	struct task_struct *cur;
 	struct pxwl_task *t;
@@ -133,6 +133,7 @@ static __always_inline int on_contention_begin(unsigned int flags)
 		return 0;
 	if (!t->wait_ts) {
 		t->wait_ts = bpf_ktime_get_ns();
+		t->wait_lock = (__u64)lock;
 		t->blocked = 0;
 		t->donated = 0;
 	}
@@ -141,13 +142,13 @@ static __always_inline int on_contention_begin(unsigned int flags)
 	return 0;
 }
 
-static __always_inline int on_contention_end(int ret)
+static __always_inline int on_contention_end(void *lock, int ret)
 {
 	struct pxwl_task *t = task_get(bpf_get_current_task_btf(), false);
 	struct pxwl_stats *s;
 	__u64 ns;
 
-	if (!t || !t->wait_ts)
+	if (!t || !t->wait_ts || t->wait_lock != (__u64)lock)
 		return 0;
 	s = st();
 	if (!s)
@@ -245,11 +246,11 @@ static __always_inline int on_pick(struct task_struct *donor)
 
 PX_TP(contention_begin, contention_begin,
       PX_ARGS(void *lock, unsigned int flags),
-      on_contention_begin(flags))
+      on_contention_begin(lock, flags))
 
 PX_TP(contention_end, contention_end,
       PX_ARGS(void *lock, int ret),
-      on_contention_end(ret))
+      on_contention_end(lock, ret))
 
 PX_TP(sched_wakeup, wakeup,
       PX_ARGS(struct task_struct *p),

@@ -29,6 +29,9 @@ enum pxwl_class {
 struct pxwl_task {
 	__u64 tag;		/* the task's start_time: whose slot this is */
 	__u64 wait_ts;		/* first contention_begin of the wait */
+	__u64 wait_lock;	/* the mutex it waits on: a spinlock contended
+				 * inside the slowpath ends with its own
+				 * contention_end, which is not this wait's */
 	__u64 wake_ts;		/* rq clock at sched_wakeup, until the task runs */
 	__u64 wake_sw;		/* its nvcsw + nivcsw then: the wakeup counts only
 				 * if the task was not switched out since */

@@ -253,10 +253,8 @@ if start donor pxdonor -G -c pxt60 99; then
 		# Pair rows: DONOR PID OWNER PID DONATED_ms STRETCHES MAX_us
 		ms=$(awk -v o="$owner" 'NF == 7 && $4 == o && $2 != o { s += $5 } END { print s + 0 }' "$T/donor.out")
 		tms=$(awk -v o="$owner" '$2 == o && $1 != o { s += $3 } END { print s + 0 }' "$T/trace.sum")
-		# The result file is pretty-printed: one line first.
-		tr -d ' \n' < "$T/inv.json" > "$T/inv.flat"
-		wait_ns=$(sed -n 's/.*"latency":{[^}]*"sum":\([0-9]*\).*/\1/p' "$T/inv.flat")
-		N=$(sed -n 's/.*"iterations_done":\([0-9]*\).*/\1/p' "$T/inv.flat")
+		wait_ns=$(jfield "$T/inv.json" sum latency)
+		N=$(jfield "$T/inv.json" iterations_done checks)
 		N=${N:-0}
 		burn=$((N * B / 1000)) waitms=$((${wait_ns:-0} / 1000000))
 		say "donated to owner $owner: pxdonor $ms ms, trace $tms ms; owner burned $burn ms; waiter waited $waitms ms"
@@ -349,8 +347,8 @@ if start wake pxwakelat -j -w -c pxt60 99; then
 	[ $rc -eq 0 ] || say "inversion rt: exit $rc: $(tail -2 "$T/inv.out")"
 	stop wake
 	say "pxwakelat: $(cat "$T/wake.out")"
-	num() { sed -n "s/.*\"$1\":{\"count\":\([0-9]*\).*/\1/p" "$T/wake.out"; }
-	acq=$(sed -n 's/.*"mutex_wait":{"acquired":\([0-9]*\).*/\1/p' "$T/wake.out")
+	num() { jlast "$T/wake.out" ".wakeup.$1.count"; }
+	acq=$(jlast "$T/wake.out" .mutex_wait.acquired)
 	waiter=$(num waiter) donor=$(num donor)
 	# A blocked waiter may get the mutex with no wakeup to time: by the
 	# wait loop's trylock after queueing, or handed it while still on
@@ -383,8 +381,8 @@ if start sl pxwakelat -j --slots 1 99 && start slw pxwakelat -j -w --slots 1 99;
 	inversion rt -n 10 -q > "$T/inv.out" 2>&1 || say "inversion rt: $(tail -1 "$T/inv.out")"
 	stop sl; rc1=$rc
 	stop slw; rc2=$rc
-	ev=$(sed -n 's/.*"evicted":\([0-9]*\).*/\1/p' "$T/sl.out")
-	evw=$(sed -n 's/.*"evicted":\([0-9]*\).*/\1/p' "$T/slw.out")
+	ev=$(jlast "$T/sl.out" .evicted)
+	evw=$(jlast "$T/slw.out" .evicted)
 	say "evictions with one slot: ${ev:-?} (all tasks), ${evw:-?} (-w)"
 	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -z "$ev" ] || [ -z "$evw" ]; then
 		notok "bpf-tools/$boot/pxwakelat/evictions" "exit $rc1/$rc2, no evicted count: $(head -2 "$T/sl.err")"
@@ -421,7 +419,7 @@ if start ab pxchain -j 99; then
 	stop ab
 	trace-cmd report -i "$T/ab.dat" 2>/dev/null | grep -o 'reason=[a-z_]*' | sed 's/reason=//' |
 		sort | uniq -c > "$T/ab.trace"
-	sed -n 's/.*"aborts":{\([^}]*\)}.*/\1/p' "$T/ab.out" | tr ',' '\n' | tr -d '"' > "$T/ab.px"
+	jq -r '.aborts | to_entries[] | "\(.key):\(.value)"' "$T/ab.out" > "$T/ab.px" 2>/dev/null || :
 	say "trace-cmd aborts: $(tr '\n' ' ' < "$T/ab.trace"); pxchain: $(tr '\n' ' ' < "$T/ab.px")"
 	bad=$(while read -r c r; do
 		n=$(sed -n "s/^$r:\([0-9]*\)$/\1/p" "$T/ab.px")
@@ -470,7 +468,7 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 	stop pa; rca=$rc
 	stop pb; rcb=$rc
 	# pid pairs of each comm: "donor owner comm"
-	pairs() { tr '{' '\n' < "$1" | sed -n 's/^"donor_pid":\([0-9]*\),"owner_pid":\([0-9]*\),"donor_comm":"\([^"]*\)".*/\1 \2 \3/p'; }
+	pairs() { jq -r '.pairs[]? | "\(.donor_pid) \(.owner_pid) \(.donor_comm)"' "$1" 2>/dev/null; }
 	pairs "$T/pa.out" > "$T/pa.pairs"; pairs "$T/pb.out" > "$T/pb.pairs"
 	say "invA pid $a, invB pid $b; pairs: $(tr '\n' ';' < "$T/pa.pairs"); max 2: $(tr '\n' ';' < "$T/pb.pairs")"
 	pa=$(awk '$3 == "invA" { print $1, $2 }' "$T/pa.pairs" | sort -u)
@@ -486,7 +484,7 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 	else
 		ok "bpf-tools/$boot/pxdonor/recycled-pid"
 	fi
-	evt=$(sed -n 's/.*"evicted_total":\([0-9]*\).*/\1/p' "$T/pb.out")
+	evt=$(jlast "$T/pb.out" .evicted_total)
 	if [ $rcb -ne 0 ]; then
 		notok "bpf-tools/$boot/pxdonor/lru" "exit $rcb: $(head -2 "$T/pb.err")"
 	elif ! grep -q ' invB$' "$T/pb.pairs"; then

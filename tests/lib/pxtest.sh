@@ -54,3 +54,10 @@ jfield() {
 json_sane() {
 	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
 }
+
+# jlast FILE PATH: PATH (a jq path such as .mutex_wait.acquired) in the
+# last JSON object of FILE (a tool's -j output, one object per interval),
+# raw; nothing when the file does not parse or the path is missing.
+jlast() {
+	jq -rs "last | $2 | select(. != null) | tostring" "$1" 2>/dev/null
+}
