@@ -159,6 +159,7 @@ struct inv_env {
 	bool		keep_throttle, quiet, verbose, fb_float, spread, pinned;
 	const char	*json_path, *hist_path;
 	uint64_t	timeout_s;
+	uint64_t	grace_s;	/* --grace: start-up and exit waits */
 	uint64_t	break_ns;	/* --break: 0 = off */
 };
 
@@ -180,6 +181,7 @@ enum option_values {
 	OPT_SPREAD,
 	OPT_PINNED,
 	OPT_FLOAT,
+	OPT_GRACE,
 	OPT_HIST,
 	OPT_HOG_CAP,
 	OPT_HOG_PRIO,

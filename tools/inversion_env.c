@@ -24,11 +24,13 @@ struct inv_env env = {
 	.dl_deadline_us	= 20000,
 	.dl_period_us	= 20000,
 	.timeout_s	= 120,
+	.grace_s	= 30,
 };
 
 static const struct argp_option common_opts[] = {
 	{ "break", OPT_BREAK, "USEC", 0, "stop at the first acquire that waited longer than USEC: trace marker, tracing off, exit 4", 0 },
 	{ "first-mutex", OPT_FIRST_MUTEX, "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
+	{ "grace", OPT_GRACE, "SEC", 0, "how long the children may take to start, and to exit after the stop, before it is a failure (default 30; more on slow, overcommitted guests)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "keep-throttle", OPT_KEEP_THROTTLE, NULL, 0, "leave sched_rt_runtime_us alone (default: -1 during RT runs)", 0 },
 	{ "output", 'o', "FILE", 0, "write the JSON result to FILE (- for stdout)", 0 },
@@ -56,6 +58,9 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 	case OPT_FIRST_MUTEX:
 		env.first_mutex = px_arg_long(state, "mutex index", arg, 0,
 					      PROXYLAB_NR_MUTEXES - 1);
+		break;
+	case OPT_GRACE:
+		env.grace_s = px_arg_u64(state, "grace", arg, 1, 3600);
 		break;
 	case OPT_HIST:
 		env.hist_path = arg;

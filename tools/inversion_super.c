@@ -351,7 +351,7 @@ bool supervise(uint64_t deadline)
 		if (sh->stop && !grace) {
 			release_cgroup();
 			stopped = px_now_ns();
-			grace = stopped + 30 * NSEC_PER_SEC +
+			grace = stopped + env.grace_s * NSEC_PER_SEC +
 				4 * (env.burn_us + env.sleep_us + env.hog_cap_us) * NSEC_PER_USEC;
 		}
 		if (grace && px_now_ns() > grace && !reap()) {
@@ -370,7 +370,7 @@ bool supervise(uint64_t deadline)
 /* Wait until all @n children posted ready (or one failed). */
 bool wait_ready(int n)
 {
-	uint64_t end = px_now_ns() + 30 * NSEC_PER_SEC;
+	uint64_t end = px_now_ns() + env.grace_s * NSEC_PER_SEC;
 	struct timespec ts = { 0, 0 };
 
 	while (n > 0) {
@@ -383,7 +383,8 @@ bool wait_ready(int n)
 		if (px_now_ns() > end) {
 			if (!__atomic_exchange_n(&sh->failed, 1, __ATOMIC_SEQ_CST))
 				snprintf(sh->errmsg, sizeof(sh->errmsg),
-					 "%d task(s) not ready after 30 s (CPUs overloaded?)", n);
+					 "%d task(s) not ready after %" PRIu64 " s (CPUs overloaded? --grace)",
+					 n, env.grace_s);
 			return false;
 		}
 		ts.tv_nsec = 1000000;

@@ -46,6 +46,12 @@ trap 'rm -rf "$T" "$SOAK_COPY"' 0
 rm -f "$O"/lab*.tsv "$O"/ww.tsv "$O"/fail-*.out "$O"/*.cur "$O"/locktorture.txt
 
 LAB_TIMEOUT=240		# inversion -t: one run may take this long
+# inversion --grace: start-up and exit waits.  Overcommitted 8-vCPU guests
+# (KASAN, two side by side) have taken over 30 s to fork a run's children
+# or to let them exit (exit_signals() waiting on the cgroup threadgroup
+# rwsem); a hang still shows, as the hung-task report at 60 s and as a
+# failed run at this bound.
+LAB_GRACE=120
 WIND_DOWN=300		# after SECONDS, wait this long for runs in flight
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 now() { cut -d. -f1 /proc/uptime; }
@@ -77,7 +83,7 @@ lab() {
 	loop=$1 name=$2 n=$3 tool=$4; shift 4
 	f=$T/$loop.out
 	[ "$n" = 0 ] || set -- "$@" -n "$n"
-	[ "$tool" = renamedemo ] || set -- "$@" -t $LAB_TIMEOUT --keep-throttle
+	[ "$tool" = renamedemo ] || set -- "$@" -t $LAB_TIMEOUT --grace $LAB_GRACE --keep-throttle
 	echo "$tool $*" > "$O/$loop.cur"
 	"$tool" "$@" -q > "$f" 2>&1
 	rc=$?
