@@ -34,7 +34,8 @@
 # folder at /px/out ($PX_REPO, $PX_OUT, $PX_SHARE).  Results in --out:
 # output.log (stdout+stderr, also streamed here), status, console.log,
 # dmesg.log, qemu-cmd (re-runnable), testid.txt, kernel.config, boot-time,
-# result (ok|hung|silent|panic|nostatus).  The initramfs is rebuilt first if any of
+# result (ok|hung|silent|panic|nostatus), and for a hung or silent guest
+# qemu-state.txt (each vCPU's registers and local APIC, from the monitor).  The initramfs is rebuilt first if any of
 # its inputs changed (guest/mkinitramfs.sh), e.g. a new tool in build/tools/bin.
 #
 # Exit status: the command's own; 124 guest hung (killed at the timeout,
@@ -152,7 +153,11 @@ if [ -n "$interactive" ]; then
 	set -- "$@" -chardev "stdio,id=con,mux=on,signal=off,logfile=$(qpath "$out/console.log")" \
 		-serial chardev:con -mon chardev=con,mode=readline
 else
-	set -- "$@" -serial "file:$out/console.log"
+	# The monitor: before a hung guest is killed, qemu-state.py asks it
+	# what each vCPU was doing.  A short path: sockets are limited to
+	# 108 bytes.
+	mon=${TMPDIR-/tmp}/pxmon.$$
+	set -- "$@" -serial "file:$out/console.log" -monitor "unix:$mon,server=on,wait=off"
 fi
 {
 	echo "#!/bin/sh"
@@ -182,7 +187,7 @@ run_nice=${run_nice:-$(nice)}
 qpid=$!
 tail -n +1 -f --pid="$qpid" "$out/output.log" &
 tpid=$!
-trap 'kill -KILL $qpid $tpid 2>/dev/null; echo "run: interrupted" >&2; exit 130' INT TERM HUP
+trap 'kill -KILL $qpid $tpid 2>/dev/null; rm -f "$mon"; echo "run: interrupted" >&2; exit 130' INT TERM HUP
 start=$(date +%s%N)
 boot_ms='' hung='' silent='' size=0 grew=$start
 while kill -0 "$qpid" 2>/dev/null; do
@@ -205,6 +210,12 @@ while kill -0 "$qpid" 2>/dev/null; do
 		[ $(( (now - grew) / 1000000000 )) -lt "$stall" ] || hung="with no output for $stall s"
 	fi
 	if [ -n "$hung" ]; then
+		# Evidence first: registers and local APIC of every vCPU.
+		if command -v python3 > /dev/null; then
+			timeout 60 python3 "$top/guest/qemu-state.py" "$mon" "$cpus" \
+				> "$out/qemu-state.txt" 2>&1 ||
+				echo "run: could not read the vCPUs' state (see $out/qemu-state.txt)" >&2
+		fi
 		kill -KILL "$qpid" 2>/dev/null || true
 		break
 	fi
@@ -212,6 +223,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 done
 qrc=0
 wait "$qpid" 2>/dev/null || qrc=$?
+rm -f "$mon"
 wait "$tpid" || true
 elapsed=$(( ($(date +%s%N) - start) / 1000000000 ))
 
