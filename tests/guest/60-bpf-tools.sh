@@ -308,9 +308,6 @@ fi
 # that + set the time to elapse once before q.
 # On the proxy boot only: the keys and views do not depend on the boot.
 if [ $proxy = 1 ]; then
-	# ncurses needs the console's terminfo: the image's, else build/tools/terminfo.
-	[ -f /lib/terminfo/l/linux ] || [ -f /usr/share/terminfo/l/linux ] ||
-		export TERMINFO="$PX_REPO/build/tools/terminfo"
 	ptydrive -w 'view: owners' -D 500ms -i 1200ms -k 'dgs\t+  q' -t 60s -- proxytop -d 1 \
 		> "$T/ptop.out" 2> "$T/ptop.err"
 	prc=$?
