@@ -39,15 +39,19 @@ px_record() {
 	return 0
 }
 
-# JSON result files (the tools' `-o FILE`), read with jq.
+# JSON, read with jq.
+# jlast FILE PATH: PATH (a jq path such as .mutex_wait.acquired) in the
+# last JSON object of FILE (a tool's -j output, one object per interval,
+# or a result file's only one), raw (numbers, true/false, strings
+# unquoted); nothing when the file does not parse or the path is missing.
+jlast() {
+	jq -rs "last | $2 | select(. != null) | tostring" "$1" 2>/dev/null
+}
+
 # jfield FILE KEY [OBJECT]: KEY of the top-level OBJECT (or of the top
-# level itself), printed raw (numbers, true/false, strings unquoted);
-# nothing when the file, the object or the key is missing.
+# level itself) of a result file (the tools' -o FILE).
 jfield() {
-	jq -r --arg k "$2" --arg o "${3:-}" '
-		(if $o == "" then . else .[$o] end) as $x
-		| if ($x | type) == "object" and ($x | has($k)) then $x[$k] else empty end
-		| tostring' "$1" 2>/dev/null
+	jlast "$1" "${3:+.$3}.$2"
 }
 
 # json_sane FILE: parses, and carries the proxyexec-latency header.
@@ -55,9 +59,3 @@ json_sane() {
 	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
 }
 
-# jlast FILE PATH: PATH (a jq path such as .mutex_wait.acquired) in the
-# last JSON object of FILE (a tool's -j output, one object per interval),
-# raw; nothing when the file does not parse or the path is missing.
-jlast() {
-	jq -rs "last | $2 | select(. != null) | tostring" "$1" 2>/dev/null
-}
