@@ -35,8 +35,9 @@
 # output.log (stdout+stderr, also streamed here), status, console.log,
 # dmesg.log, qemu-cmd (re-runnable), testid.txt, kernel.config, boot-time,
 # result (ok|hung|silent|panic|nostatus), and for a hung or silent guest
-# qemu-state.txt (each vCPU's registers and local APIC, from the monitor).  The initramfs is rebuilt first if any of
-# its inputs changed (guest/mkinitramfs.sh), e.g. a new tool in build/tools/bin.
+# qemu-state.txt (each vCPU's registers and local APIC, from the monitor).
+# The initramfs is rebuilt first if any of its inputs changed
+# (guest/mkinitramfs.sh), e.g. a new tool in build/tools/bin.
 #
 # Exit status: the command's own; 124 guest hung (killed at the timeout,
 # stall or first-output limit);
