@@ -16,6 +16,16 @@
 #                        result "silent", a hang before the command ran
 #   --kvm                KVM instead of TCG (may hang at "Decompressing
 #                        Linux" here; the timeout still applies)
+#   --clock host|icount[=SHIFT]
+#                        the guest's clock (default host: multi-threaded
+#                        TCG, guest time is host time).  icount: QEMU's
+#                        -icount shift=SHIFT,sleep=off (SHIFT 0..10,
+#                        default 0): guest time is derived from the
+#                        instructions executed, 2^SHIFT ns each, and idle
+#                        time is skipped; the vCPUs run round-robin in one
+#                        host thread, so a guest takes ~10x the wall time
+#                        of a host-clock one and the caller must scale
+#                        --timeout (wall seconds) itself.  Not with --kvm
 #   --share DIR          host folder shared read-write at /px/share, the
 #                        command's cwd (default: the current directory)
 #   --out DIR            results folder (default build/runs/<date-time>/)
@@ -64,6 +74,7 @@ checkarg() {
 die() { echo "run: $*" >&2; exit 1; }
 
 flavour=lean cpus=2 mem=1024 append='' timeout=600 stall='' accel=tcg share=$(pwd) out='' interactive='' dryrun='' lock=1
+clock=host
 first_output=''
 boot_nice='' run_nice=''
 while test $# -gt 0; do
@@ -76,6 +87,7 @@ while test $# -gt 0; do
 	--stall) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; stall=$2; shift ;;
 	--first-output) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; first_output=$2; shift ;;
 	--kvm) accel=kvm ;;
+	--clock) checkarg "$1" "${2-}" '^(host|icount(=([0-9]|10))?)$'; clock=$2; shift ;;
 	--share) checkarg "$1" "${2-}" '.'; share=$2; shift ;;
 	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
 	--interactive) interactive=1 ;;
@@ -91,6 +103,9 @@ while test $# -gt 0; do
 done
 [ -n "$interactive" ] || [ $# -gt 0 ] || usage "no command (give -- command, or --interactive)"
 [ -z "$interactive" ] || [ $# -eq 0 ] || usage "--interactive takes no command"
+[ "$accel" = tcg ] || [ "$clock" = host ] || usage "--clock $clock needs TCG, not --kvm"
+# icount without a shift is shift 0: one instruction, one nanosecond.
+[ "$clock" != icount ] || clock=icount=0
 
 bz=$top/build/obj-$flavour/arch/x86/boot/bzImage
 initrd=$top/build/initramfs-$flavour.cpio.gz
@@ -143,6 +158,7 @@ fi
 	git -C "$top/build/linux" log --oneline pristine..HEAD 2>/dev/null | sed 's/^/  /'
 	echo "kernel: $flavour $(cat "$top/build/obj-$flavour/include/config/kernel.release" 2>/dev/null)"
 	echo "cmdline: $cmdline"
+	echo "clock: $clock"
 } > "$out/testid.txt"
 cp "$top/build/obj-$flavour/.config" "$out/kernel.config" 2>/dev/null || true
 
@@ -156,6 +172,8 @@ set -- qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
 	-virtfs "local,path=$(qpath "$out"),mount_tag=pxout,security_model=none" \
 	-virtfs "local,path=$(qpath "$share"),mount_tag=pxshare,security_model=none" \
 	-virtfs "local,path=$(qpath "$top"),mount_tag=pxrepo,security_model=none,readonly=on"
+# Virtual time: QEMU then runs the vCPUs in one thread (no MTTCG).
+[ "$clock" = host ] || set -- "$@" -icount "shift=${clock#icount=},sleep=off"
 if [ -n "$interactive" ]; then
 	set -- "$@" -chardev "stdio,id=con,mux=on,signal=off,logfile=$(qpath "$out/console.log")" \
 		-serial chardev:con -mon chardev=con,mode=readline
