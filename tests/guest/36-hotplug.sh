@@ -24,9 +24,13 @@ if [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
 	finish
 fi
 
-# Each run starts with every CPU online (inversion checks its CPU list),
-# then CPUs 1-3 go offline and online in turn while it runs (4 s).
-cycles=0 fails=0
+# Each run starts with every CPU online (inversion checks its CPU list and
+# pins its tasks as it starts them), then CPUs 1-3 go offline and online in
+# turn while it runs (4 s).  The cycling starts once the lab's mutexes are
+# being acquired, i.e. every task of the run is set up: a fixed 0.5 s was
+# not always enough on a loaded debug guest ("owner 0: cannot pin to CPU
+# 1: Invalid argument", the CPU already offline).
+cycles=0 fails=0 unstarted=0
 cycle_cpus() {
 	for c in 1 2 3 1 2 3; do
 		echo 0 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null && cycles=$((cycles + 1))
@@ -38,10 +42,14 @@ cycle_cpus() {
 for sc in "xcpu -c 0,1 -b 2000" "chain -D 3 -c 0-3 --spread -b 1000" \
 	"chain -D 2 -c 0-3 --spread --pinned -b 1000" "sleep-owner -c 0,2 -b 200"; do
 	# shellcheck disable=SC2086 # $sc is a list of arguments
+	before=$(lab_acquisitions)
 	inversion $sc -d 4s -q -t 60 -o "$T/r.json" > "$T/r.out" 2>&1 &
 	pid=$!
-	sleep 0.5
-	cycle_cpus
+	if wait_lab_iterating $pid "$before"; then
+		cycle_cpus
+	else
+		unstarted=$((unstarted + 1))
+	fi
 	wait $pid
 	rc=$?
 	cnt=$(jfield "$T/r.json" count latency)
@@ -51,7 +59,7 @@ for sc in "xcpu -c 0,1 -b 2000" "chain -D 3 -c 0-3 --spread -b 1000" \
 		sed 's/^/#   /' "$T/r.out" | tail -20
 	fi
 done
-echo "# $cycles CPU offline cycles during 4 inversion runs"
+echo "# $cycles CPU offline cycles during 4 inversion runs ($unstarted never started)"
 check hotplug/inversions-complete "$fails of 4 inversion runs failed or were inconsistent" [ $fails = 0 ]
 check hotplug/cpus-went-offline "only $cycles CPU offline cycles (want 24)" [ "$cycles" = 24 ]
 online=$(cat /sys/devices/system/cpu/online)

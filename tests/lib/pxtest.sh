@@ -59,3 +59,39 @@ json_sane() {
 	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
 }
 
+
+# The lab device's state (debugfs): one "INDEX HOLDER_PID ACQUISITIONS"
+# line per mutex, HOLDER_PID 0 when free.
+PX_LAB_STATE=/sys/kernel/debug/proxylab_state
+# lab_holder INDEX: the pid holding lab mutex INDEX (0: free).
+lab_holder() { awk -v i="$1" '$1 == i { print $2 }' $PX_LAB_STATE; }
+# lab_held: how many lab mutexes are held.
+lab_held() { awk '!/^#/ && $2 != 0' $PX_LAB_STATE | wc -l; }
+# lab_acquisitions: acquisitions of all lab mutexes since boot.
+lab_acquisitions() { awk '!/^#/ { n += $3 } END { print n + 0 }' $PX_LAB_STATE 2>/dev/null; }
+# task_state PID: its state letter (R, S, D, ...), nothing once gone.
+task_state() { sed -n 's/^State:\t\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
+# children_of PID: the pids of its children.
+children_of() {
+	awk -v pp="$1" '{ f = FILENAME; sub(/^.*\) /, ""); if ($2 == pp) { sub(/^\/proc\//, "", f); sub(/\/stat$/, "", f); print f } }' \
+		/proc/[0-9]*/stat 2>/dev/null
+}
+# lab_waiter_of PID: a child of PID in D that holds no lab mutex (an
+# inversion run's waiter while it waits).
+lab_waiter_of() {
+	for c in $(children_of "$1"); do
+		awk -v p="$c" '$2 == p { f = 1 } END { exit !f }' $PX_LAB_STATE && continue
+		[ "$(task_state "$c")" = D ] && echo "$c" && return
+	done
+}
+# wait_lab_iterating PID BEFORE: wait until the lab's acquisitions pass
+# BEFORE (a run started by PID is iterating, all its tasks set up); false
+# if PID exits first or after 60 s.
+wait_lab_iterating() {
+	_i=0
+	while [ "$(lab_acquisitions)" -le "$2" ]; do
+		kill -0 "$1" 2>/dev/null && [ $_i -lt 600 ] || return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
