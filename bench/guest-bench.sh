@@ -1,13 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # In-guest half of bench/run.sh: run each scenario REPEAT times and leave
-# the raw results in $PX_OUT/<scenario>/r<rep>.*; the host summarizes.
+# the raw results in OUT/<scenario>/r<rep>.*; the host summarizes.
 #
-# Usage: sh guest-bench.sh [--duration SEC] [--repeat N] [--scenarios LIST]
-#                          [--burn USEC] [--hackbench "GROUPS LOOPS RUNS"]
+# Usage: sh guest-bench.sh [--duration SEC] [--repeat N] [--first-rep K]
+#                          [--scenarios LIST] [--burn USEC]
+#                          [--hackbench "GROUPS LOOPS RUNS"] [--out DIR]
+#   --first-rep K  number the repetitions K, K+1, ... (default 1): an
+#                  interleaved bench runs one repetition per boot
+#   --out DIR      where the results go (default $PX_OUT); bench-kernel.txt
+#                  always goes to $PX_OUT, the boot's own folder
 #
 # Per scenario and repetition: r<rep>.out (stdout+stderr), r<rep>.rc (exit
-# status), r<rep>.secs (wall time); inversion and renamedemo add r<rep>.json
+# status), r<rep>.secs (seconds on the guest's clock); inversion and
+# renamedemo add r<rep>.json
 # and r<rep>.hist (tools/README.md); cyclictest adds r<rep>.cthist (its raw
 # -h histogram, 1 us buckets to 100 ms; bench/run.sh drops the empty ones)
 # and r<rep>.ctjson (--json); cyclictest-load also keeps its load's result
@@ -19,12 +25,14 @@
 #
 # No "set -e": a failing scenario is recorded and the next one runs.
 set -u
-dur=10 repeat=1 scenarios='cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench'
+dur=10 repeat=1 first=1 out=${PX_OUT:-/tmp/bench} scenarios='cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench'
 burn=1000 hb='4 100 5'
 while test $# -gt 0; do
 	case $1 in
 	--duration) dur=$2; shift ;;
 	--repeat) repeat=$2; shift ;;
+	--first-rep) first=$2; shift ;;
+	--out) out=$2; shift ;;
 	--scenarios) scenarios=$2; shift ;;
 	--burn) burn=$2; shift ;;
 	--hackbench) hb=$2; shift ;;
@@ -32,8 +40,7 @@ while test $# -gt 0; do
 	esac
 	shift
 done
-out=${PX_OUT:-/tmp/bench}
-mkdir -p "$out"
+mkdir -p "$out" "${PX_OUT:-$out}"
 # shellcheck disable=SC2086
 set -- $hb
 hb_groups=$1 hb_loops=$2 hb_runs=$3
@@ -47,16 +54,30 @@ hb_groups=$1 hb_loops=$2 hb_runs=$3
 	# "enabled return=schedule" once the kernel has both return strategies.
 	echo "debugfs_proxy_exec: $(cat /sys/kernel/debug/sched/proxy_exec 2>/dev/null || echo none)"
 	dmesg | grep -E 'proxy.exec|proxy execution' | sed 's/^/dmesg: /'
-} > "$out/bench-kernel.txt"
+} > "${PX_OUT:-$out}/bench-kernel.txt"
+
+# The tools write their result files to tmpfs, moved to OUT after each
+# run in large writes: under --clock icount (sleep=off) each 9p round trip
+# that finds every vCPU idle moves guest time on to the next timer, and
+# stdio's 4 KiB writes of a 2 MB cyclictest histogram took 40 s of it.
+scratch=/tmp/guest-bench
+# keep SCENARIO: move its result files from tmpfs to OUT/SCENARIO/.
+keep() {
+	for f in "$scratch/$1"/*; do
+		[ -f "$f" ] || continue
+		dd if="$f" of="$out/$1/${f##*/}" bs=1M 2> /dev/null && rm -f "$f" ||
+			echo "guest-bench: could not copy $f to $out/$1/" >> "$out/$1/r$r.out"
+	done
+}
 
 # Give up on a command after its own timeout plus this grace.
 grace=60
 tmo=$((dur + grace))
 
-# run_tool DIR REP TOOL ARGS...: one inversion or renamedemo run.
+# run_tool DIR TMP REP TOOL ARGS...: one inversion or renamedemo run.
 run_tool() {
-	d=$1 r=$2; shift 2
-	timeout -s TERM $((tmo + grace)) "$@" -d "${dur}s" -q -o "$d/r$r.json" --hist "$d/r$r.hist" \
+	d=$1 t=$2 r=$3; shift 3
+	timeout -s TERM $((tmo + grace)) "$@" -d "${dur}s" -q -o "$t/r$r.json" --hist "$t/r$r.hist" \
 		> "$d/r$r.out" 2>&1
 }
 
@@ -65,27 +86,27 @@ run_tool() {
 # (bench/run.sh): filtering its 100000 lines here took 3.5 s under TCG.
 # (-h 1000000 costs a minute per run under TCG just to print.)
 cyclic() {
-	d=$1 r=$2
+	d=$1 t=$2 r=$3
 	timeout -s TERM $tmo cyclictest -m -q -p 90 -i 1000 -t -a -D "$dur" -h 100000 \
-		--histfile="$d/r$r.cthist" --json="$d/r$r.ctjson" >> "$d/r$r.out" 2>&1
+		--histfile="$t/r$r.cthist" --json="$t/r$r.ctjson" >> "$d/r$r.out" 2>&1
 }
 
 one() {
-	s=$1 r=$2 d=$out/$1
-	mkdir -p "$d"
+	s=$1 r=$2 d=$out/$1 t=$scratch/$1
+	mkdir -p "$d" "$t"
 	: > "$d/r$r.out"
 	case $s in
-	cfs|rt|dl|xcpu) run_tool "$d" "$r" inversion "$s" -b "$burn" -t "$tmo" ;;
-	chain) run_tool "$d" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
-	rename) run_tool "$d" "$r" renamedemo ;;
-	cyclictest) cyclic "$d" "$r" ;;
+	cfs|rt|dl|xcpu) run_tool "$d" "$t" "$r" inversion "$s" -b "$burn" -t "$tmo" ;;
+	chain) run_tool "$d" "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
+	rename) run_tool "$d" "$t" "$r" renamedemo ;;
+	cyclictest) cyclic "$d" "$t" "$r" ;;
 	cyclictest-load)
 		# The load outlives the measurement by a second on each side.
-		inversion cfs -b "$burn" -t "$tmo" -d "$((dur + 2))s" -q -o "$d/r$r-load.json" \
+		inversion cfs -b "$burn" -t "$tmo" -d "$((dur + 2))s" -q -o "$t/r$r-load.json" \
 			> "$d/r$r-load.out" 2>&1 &
 		lpid=$!
 		sleep 1
-		cyclic "$d" "$r"
+		cyclic "$d" "$t" "$r"
 		rc=$?
 		wait "$lpid"
 		lrc=$?
@@ -106,8 +127,8 @@ one() {
 	esac
 }
 
-r=0
-while [ "$r" -lt "$repeat" ]; do
+r=$((first - 1))
+while [ "$r" -lt $((first + repeat - 1)) ]; do
 	r=$((r + 1))
 	for s in $(echo "$scenarios" | tr ',' ' '); do
 		echo "bench-guest: begin $s $r"
@@ -115,6 +136,7 @@ while [ "$r" -lt "$repeat" ]; do
 		one "$s" "$r"
 		rc=$?
 		secs=$(($(date +%s) - t0))
+		keep "$s"
 		echo "$rc" > "$out/$s/r$r.rc"
 		echo "$secs" > "$out/$s/r$r.secs"
 		sync

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Latency benchmark: boot the lean guest once per proxy-execution mode, run
-# the same scenarios in each, then summarize, plot and optionally compare.
+# Latency benchmark: boot the lean guest per proxy-execution mode, run the
+# same scenarios in each boot, then summarize, plot and optionally compare.
 #
 # Usage: bench/run.sh [options]
 #   --modes LIST       comma list of off,v4,current (default off,v4,current)
@@ -14,8 +14,20 @@
 #                      cyclictest-load,hackbench (default all)
 #   --duration SEC     seconds per scenario run (default 20; --quick 1)
 #   --cpus N           guest vCPUs (default 2)
-#   --repeat N         runs of every scenario per boot (default 1); the
-#                      table then shows medians and the p99 spread
+#   --repeat N         runs of every scenario (default 1), each in its own
+#                      boot, the modes in turn: off, v4, current, off, v4,
+#                      current, ... so that host drift hits every mode
+#                      alike; the table then shows medians and the spread
+#   --no-interleave    all --repeat runs of a mode in one boot instead
+#                      (fewer boots; the spread then misses boot-to-boot
+#                      differences and the modes meet different host loads)
+#   --clock host|icount[=SHIFT]
+#                      the guest's clock (guest/run.sh --clock; default
+#                      host): icount measures in virtual time, derived from
+#                      instructions (2^SHIFT ns each, SHIFT 0..10, default
+#                      0), independent of the host's load; a busy guest
+#                      second takes 2-4 wall seconds on a quiet host, ~10
+#                      beside a kernel build; see bench/README.md
 #   --burn USEC        owner critical section of the inversions (default 1000)
 #   --quick            CI size: 1 s per scenario, small hackbench (~1.5 min)
 #   --compare DIR      compare with a saved results folder, flag regressions
@@ -33,6 +45,7 @@
 #   bench/run.sh                               # all modes and scenarios
 #   bench/run.sh --quick                       # CI size
 #   bench/run.sh --modes off,current --scenarios cfs,rt --repeat 3
+#   bench/run.sh --quick --clock icount           # in virtual time
 #   bench/run.sh --compare bench/results/20261203-071500
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,7 +65,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench
 modes=$all_modes scenarios=$all_scen duration='' cpus=2 repeat=1 burn=1000
-quick='' compare='' out='' plots=1
+quick='' compare='' out='' plots=1 interleave=1 clock=host
 while test $# -gt 0; do
 	case $1 in
 	--modes) checkarg "$1" "${2-}" '^(off|v4|current)(,(off|v4|current))*$'; modes=$2; shift ;;
@@ -62,6 +75,8 @@ while test $# -gt 0; do
 	--cpus) checkarg "$1" "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
 	--repeat) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; repeat=$2; shift ;;
 	--burn) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; burn=$2; shift ;;
+	--no-interleave) interleave='' ;;
+	--clock) checkarg "$1" "${2-}" '^(host|icount(=([0-9]|10))?)$'; clock=$2; shift ;;
 	--quick) quick=1 ;;
 	--compare) checkarg "$1" "${2-}" '.'; compare=$2; shift ;;
 	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
@@ -112,7 +127,19 @@ mode_append() {
 	esac
 }
 
-# Guessed seconds of one scenario run, for timeouts and the estimate.
+# icount alone is shift 0: one instruction, one nanosecond of guest time.
+[ "$clock" != icount ] || clock=icount=0
+# Plans are in guest seconds: wall is the wall seconds a guest second of a
+# busy scenario takes, slack how many times its estimate a boot may take
+# before the guest counts as hung.  icount: 1.8-3.5 wall s per guest s
+# measured on an otherwise quiet host, ~10 beside a kernel build (wall time
+# follows the host's load there, guest time does not), so more slack.
+case $clock in
+host) wall=1 slack=3 boot_est=15 ;;
+*) wall=3 slack=5 boot_est=20 ;;
+esac
+
+# Guessed guest seconds of one scenario run, for timeouts and the estimate.
 est() {
 	case $1 in
 	cyclictest) echo $((duration + 4)) ;;
@@ -125,14 +152,32 @@ est() {
 }
 nmodes=$(echo "$modes" | tr ',' '\n' | wc -l)
 nscen=$(echo "$scenarios" | tr ',' '\n' | wc -l)
-boot_est=15
-per_mode=$boot_est
+
+# The boots in order, MODE:FIRST_REP:REPS each.  Interleaved, a boot runs
+# one repetition and the modes take turns; a mode with several boots keeps
+# each boot's guest/run.sh files in <mode>/boot<FIRST_REP>/.
+plan='' reps_per_boot=$repeat
+if [ -n "$interleave" ] && [ "$repeat" -gt 1 ]; then
+	reps_per_boot=1
+	r=0
+	while [ $r -lt "$repeat" ]; do
+		r=$((r + 1))
+		for m in $(echo "$modes" | tr ',' ' '); do plan="$plan $m:$r:1"; done
+	done
+else
+	for m in $(echo "$modes" | tr ',' ' '); do plan="$plan $m:1:$repeat"; done
+fi
+nboots=$(echo "$plan" | wc -w)
+multi=''; [ "$nboots" = "$nmodes" ] || multi=1
+# Planned wall seconds of one boot (all boots are alike) and of the run.
+per_boot=0
 for s in $(echo "$scenarios" | tr ',' ' '); do
-	per_mode=$((per_mode + repeat * $(est "$s")))
+	per_boot=$((per_boot + reps_per_boot * $(est "$s")))
 done
-total_est=$((nmodes * per_mode))
-# The guest is killed after three times its estimate (TCG on a busy host).
-boot_timeout=$((120 + 3 * per_mode))
+per_boot=$((boot_est + per_boot * wall))
+total_est=$((nboots * per_boot))
+# The guest is killed after slack times its estimate (TCG on a busy host).
+boot_timeout=$((120 + slack * per_boot))
 
 {
 	echo "format=proxyexec-bench-params"
@@ -143,6 +188,9 @@ boot_timeout=$((120 + 3 * per_mode))
 	echo "duration_s=$duration"
 	echo "cpus=$cpus"
 	echo "repeat=$repeat"
+	echo "interleave=$([ -n "$multi" ] && [ -n "$interleave" ] && echo 1 || echo 0)"
+	echo "boots=$nboots"
+	echo "clock=$clock"
 	echo "burn_us=$burn"
 	echo "quick=${quick:-0}"
 	echo "hackbench=$hb"
@@ -164,15 +212,15 @@ boot_timeout=$((120 + 3 * per_mode))
 } > "$res/testid.txt"
 
 fmt_t() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
-echo "bench: modes $modes; scenarios $scenarios; ${duration}s each, repeat $repeat, $cpus vCPUs;" \
+echo "bench: modes $modes; scenarios $scenarios; ${duration}s each, repeat $repeat" \
+	"($nboots boots$([ -z "$multi" ] || [ -z "$interleave" ] || echo ', interleaved')), $cpus vCPUs, clock $clock;" \
 	"estimated $(fmt_t $total_est); results in $res" >&2
 
-# progress MODE IDX PLANNED_BEFORE START: the guest's output to run.log,
-# its begin/end lines as progress lines with elapsed and estimated time.
+# progress MODE BOOT RUNS_BEFORE PLANNED_BEFORE START: the guest's output
+# to <mode>/run.log, its begin/end lines as progress lines with elapsed and
+# estimated time.
 progress() {
-	pm=$1 pi=$2 done_plan=$3 start=$4 log=$res/$1/run.log
-	nrun=$((nscen * repeat))
-	k=$(( (pi - 1) * nrun ))
+	pm=$1 pb=$2 k=$3 done_plan=$4 start=$5 log=$res/$1/run.log
 	while IFS= read -r line; do
 		printf '%s\n' "$line" >> "$log"
 		case $line in
@@ -186,47 +234,55 @@ progress() {
 			else
 				left=$((total_est - done_plan))
 			fi
-			echo "bench: [$pm $pi/$nmodes] $3 (run $4/$repeat, $k/$((nmodes * nrun)))" \
+			echo "bench: [$pm, boot $pb/$nboots] $3 (run $4/$repeat, $k/$((nboots * nscen * reps_per_boot)))" \
 				"elapsed $(fmt_t "$el"), ~$(fmt_t "$left") left" >&2 ;;
 		"bench-guest: end "*)
 			# shellcheck disable=SC2086
 			set -- $line
-			done_plan=$((done_plan + $(est "$3")))
+			done_plan=$((done_plan + wall * $(est "$3")))
 			[ "$5" = rc=0 ] || echo "bench: [$pm] $3 run $4 FAILED ($5, log $res/$pm/$3/r$4.out)" >&2 ;;
 		"bench-guest: "*": "*|"run: "*) echo "$line" >&2 ;;
 		esac
 	done
-	# The next boot starts at the planned position of the next mode.
-	:
 }
 
 start=$(date +%s)
-i=0 failed=0 stop=''
+b=0 failed=0 stop=''
 # Ctrl-C (or TERM): the guest of the moment is stopped by guest/run.sh,
-# no further mode boots, and what ran is still summarized and plotted.
+# no further boot starts, and what ran is still summarized and plotted.
 trap 'stop=1' INT TERM
-for m in $(echo "$modes" | tr ',' ' '); do
+for boot in $plan; do
+	m=${boot%%:*} first=${boot#*:}
+	reps=${first#*:} first=${first%%:*}
 	if [ -n "$stop" ]; then
-		echo "bench: interrupted: modes from $m on not run" >&2
+		echo "bench: interrupted: boots from $m (run $first) on not run" >&2
 		failed=1
 		break
 	fi
-	i=$((i + 1))
+	b=$((b + 1))
 	mkdir -p "$res/$m"
-	: > "$res/$m/run.log"
+	[ -f "$res/$m/run.log" ] || : > "$res/$m/run.log"
+	bout=$res/$m tag=$m
+	[ -z "$multi" ] || bout=$res/$m/boot$first tag=${m}_boot$first
+	mkdir -p "$bout"
 	# A kernel build may replace the image between boots: record each one.
-	echo "bzimage_md5_$m=$(md5sum < "$bz" | cut -d' ' -f1)" >> "$res/params.txt"
+	md5=$(md5sum < "$bz" | cut -d' ' -f1)
+	grep -q "^bzimage_md5_$m=" "$res/params.txt" || echo "bzimage_md5_$m=$md5" >> "$res/params.txt"
+	[ -z "$multi" ] || echo "bzimage_md5_$tag=$md5" >> "$res/params.txt"
 	# TCG times follow the host's load: other guests or builds on 2 cores.
 	load0=$(cut -d' ' -f1 /proc/loadavg)
+	# The guest writes <scenario>/r<rep>.* into the mode's folder, its
+	# share; guest/run.sh's own files go to the boot's.
 	{
 		rc=0
-		"$top/guest/run.sh" --kernel lean --cpus "$cpus" --append "$(mode_append "$m")" \
-			--timeout "$boot_timeout" --share "$top/bench" --out "$res/$m" \
-			-- sh guest-bench.sh --duration "$duration" --repeat "$repeat" \
+		"$top/guest/run.sh" --kernel lean --cpus "$cpus" --clock "$clock" --append "$(mode_append "$m")" \
+			--timeout "$boot_timeout" --share "$res/$m" --out "$bout" \
+			-- sh /px/repo/bench/guest-bench.sh --out /px/share --duration "$duration" \
+			--first-rep "$first" --repeat "$reps" \
 			--scenarios "$scenarios" --burn "$burn" --hackbench "$hb" 2>&1 < /dev/null || rc=$?
-		echo "$rc" > "$res/$m/run.rc"
-	} | progress "$m" "$i" $(( (i - 1) * per_mode + boot_est )) "$start"
-	rc=$(cat "$res/$m/run.rc" 2>/dev/null || echo 130)
+		echo "$rc" > "$bout/run.rc"
+	} | progress "$m" "$b" $(( (b - 1) * nscen * reps_per_boot )) $(( (b - 1) * per_boot + boot_est )) "$start"
+	rc=$(cat "$bout/run.rc" 2>/dev/null || echo 130)
 	# cyclictest's histograms arrive whole (100000 buckets): keep the
 	# comment lines and the buckets that counted something.
 	for h in "$res/$m"/*/r*.cthist; do
@@ -234,17 +290,25 @@ for m in $(echo "$modes" | tr ',' ' '); do
 		awk '/^#/ || NF < 2 { print; next } { for (i = 2; i <= NF; i++) if ($i + 0) { print; next } }' \
 			"$h" > "$h.tmp" && mv "$h.tmp" "$h"
 	done
-	echo "hostload_$m=$load0 $(cut -d' ' -f1 /proc/loadavg)" >> "$res/params.txt"
-	result=$(cat "$res/$m/result" 2>/dev/null || echo none)
+	echo "hostload_$tag=$load0 $(cut -d' ' -f1 /proc/loadavg)" >> "$res/params.txt"
+	result=$(cat "$bout/result" 2>/dev/null || echo none)
 	if [ "$result" != ok ] || [ "$rc" != 0 ]; then
-		echo "bench: [$m] guest $result (exit $rc): see $res/$m/console.log" >&2
+		echo "bench: [$m, boot $b/$nboots] guest $result (exit $rc): see $bout/console.log" >&2
 		failed=1
 	fi
-	if grep -q 'sched: unknown proxy_exec=' "$res/$m/console.log" 2>/dev/null; then
-		echo "bench: [$m] $(grep -o 'sched: unknown proxy_exec=.*' "$res/$m/console.log" | head -1)" >&2
+	if grep -q 'sched: unknown proxy_exec=' "$bout/console.log" 2>/dev/null; then
+		echo "bench: [$m] $(grep -o 'sched: unknown proxy_exec=.*' "$bout/console.log" | head -1)" >&2
 		echo "bench: [$m] not available in this kernel (falls back to current)" >&2
 	fi
 done
+# Several boots per mode: the mode's host load is from its first boot's
+# start to its last boot's end.
+if [ -n "$multi" ]; then
+	for m in $(echo "$modes" | tr ',' ' '); do
+		l=$(sed -n "s/^hostload_${m}_boot[0-9]*=//p" "$res/params.txt")
+		[ -z "$l" ] || echo "hostload_$m=$(echo "$l" | head -1 | cut -d' ' -f1) $(echo "$l" | tail -1 | cut -d' ' -f2)" >> "$res/params.txt"
+	done
+fi
 echo "bench: all boots done after $(fmt_t $(($(date +%s) - start)))" >&2
 
 "$top/bench/summarize.sh" "$res" || failed=1

@@ -1,224 +1,323 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Host-side self-test of the bench: run bench/run.sh --quick (it boots its
-# own guests, so it cannot be a tests/guest/ script), then check what it
-# left.  Prints "ok NAME" / "not ok NAME - reason" like the other tests.
+# Host-side self-test of the bench: run bench/run.sh (it boots its own
+# guests, so it cannot be a tests/guest/ script), then check what it left.
+# Prints "ok NAME" / "not ok NAME - reason" like the other tests.
 #
 # Usage: bench/selftest.sh [--results DIR] [-- run.sh options]
 #   --results DIR  check an existing results folder instead of running
-#   run.sh options replace the default "--quick" (e.g. -- --quick --cpus 2)
+#   run.sh options one run with these instead of the default two
+#                  (e.g. -- --quick --cpus 2)
 #
-# Checks: the run exits 0; every file exists for each mode and scenario;
-# every JSON file parses (jq); summary.json has the shape bench/README.md
-# documents; each histogram holds exactly the samples taken
+# The default runs: "bench", bench/run.sh --quick (every mode and
+# scenario, host clock, one boot per mode); "bench-icount", bench/run.sh
+# ICOUNT_RUN (virtual time, two interleaved repeats).
+#
+# Checks, per run: the run exits 0; every file exists for each mode, boot
+# and scenario; every JSON file parses (jq); summary.json has the shape
+# bench/README.md documents; each histogram holds exactly the samples taken
 # (inversion/renamedemo: hist == latency.count == samples == acquisitions;
 # cyclictest: buckets + overflows == its totals == cycles; hackbench: one
-# time per run); the CFS inversion p99 is smaller with proxy
-# on (current) than off; a mode the kernel does not know is marked.
-# Results: build/bench-selftest/<date-time>/ (the newest 5 are kept).
+# time per run); the clock is recorded in params.txt, summary.json, the
+# table, each boot's testid.txt and qemu-cmd; interleaved repeats booted
+# in turn; the spread is (max - min) / median of the repeats; the CFS
+# inversion p99 is smaller with proxy on (current) than off; a mode the
+# kernel does not know is marked.
+# Results: build/bench-selftest/<date-time>[-icount]/ (the newest 10 are kept).
 # Exit status: the number of failed checks (0 all passed).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+icount_run='--quick --clock icount --modes off,current --scenarios cfs,hackbench --repeat 2'
 results=''
 while test $# -gt 0; do
 	case $1 in
 	--results) [ -d "${2-}" ] || { echo "selftest: --results needs a folder" >&2; exit 2; }; results=$2; shift ;;
 	--) shift; break ;;
-	-h|--help) sed -n '/^# Usage:/,/^# Results:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	-h|--help) sed -n '/^# Usage:/,/^# Results:/p' "$0" | sed "s/^# \{0,1\}//; s/ICOUNT_RUN/$icount_run/" >&2; exit 2 ;;
 	*) echo "selftest: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
-[ $# -gt 0 ] || set -- --quick
 command -v jq > /dev/null || { echo "not ok bench/jq - jq not found (make deps, or apt-get install jq)"; exit 1; }
 
 failed=0
 ok() { echo "ok $1"; }
 notok() { echo "not ok $1 - $2"; failed=$((failed + 1)); }
 
-if [ -z "$results" ]; then
-	base=$top/build/bench-selftest
+base=$top/build/bench-selftest
+# run NAME SUFFIX OPTIONS...: bench/run.sh OPTIONS into a new folder under
+# build/bench-selftest/, "ok NAME/runs"; the folder in $results.
+run() {
+	name=$1 suffix=$2; shift 2
 	mkdir -p "$base"
-	results=$base/$(date -u +%Y%m%d-%H%M%S)
+	results=$base/$(date -u +%Y%m%d-%H%M%S)$suffix
 	[ ! -e "$results" ] || results=$results.$$
 	rc=0
+	start=$(date +%s)
 	"$top/bench/run.sh" "$@" --out "$results" > "$base/last.log" 2>&1 < /dev/null || rc=$?
 	cp "$base/last.log" "$results/run.log" 2>/dev/null || true
+	echo "# $name: bench/run.sh $* took $(($(date +%s) - start)) s"
 	if [ "$rc" = 0 ]; then
-		ok bench/quick-runs
+		ok "$name/runs"
 	else
-		notok bench/quick-runs "bench/run.sh $* exited $rc: $(grep -E 'FAILED|hung|panic|bench: ' "$base/last.log" | tail -3 | tr '\n' ' ')(log $results/run.log)"
+		notok "$name/runs" "bench/run.sh $* exited $rc: $(grep -E 'FAILED|hung|panic|bench: ' "$base/last.log" | tail -3 | tr '\n' ' ')(log $results/run.log)"
 	fi
-	ls -1d "$base"/*/ 2>/dev/null | sort | head -n -5 | while read -r d; do rm -rf "$d"; done
-fi
-res=$(cd "$results" && pwd)
-echo "# results: $res"
-[ -f "$res/params.txt" ] || { notok bench/params "no $res/params.txt"; exit "$failed"; }
-param() { sed -n "s/^$1=//p" "$res/params.txt" | head -1; }
-modes=$(param modes | tr ',' ' ')
-scenarios=$(param scenarios | tr ',' ' ')
-repeat=$(param repeat)
-hb_runs=$(param hackbench | awk '{ print $3 }')
+}
 
-# Every file, per mode.
-for m in $modes; do
-	miss=''
-	for f in console.log dmesg.log bench-kernel.txt result run.log; do
-		[ -s "$res/$m/$f" ] || miss="$miss $m/$f"
-	done
-	[ "$(cat "$res/$m/result" 2>/dev/null)" = ok ] || miss="$miss ($m/result: $(cat "$res/$m/result" 2>/dev/null))"
-	for s in $scenarios; do
-		d=$m/$s
-		r=0
-		while [ $r -lt "$repeat" ]; do
-			r=$((r + 1))
-			want="r$r.out r$r.rc"
-			case $s in
-			cyclictest) want="$want r$r.cthist r$r.ctjson r$r.hist" ;;
-			cyclictest-load) want="$want r$r.cthist r$r.ctjson r$r.hist r$r-load.json" ;;
-			hackbench) want="$want r$r.times" ;;
-			*) want="$want r$r.json r$r.hist" ;;
-			esac
-			for f in $want; do [ -s "$res/$d/$f" ] || miss="$miss $d/$f"; done
-			[ "$(cat "$res/$d/r$r.rc" 2>/dev/null)" = 0 ] || miss="$miss ($d/r$r.rc not 0)"
-		done
-		[ "$s" = hackbench ] || [ -s "$res/$d/all.hist" ] || miss="$miss $d/all.hist"
-		[ "$s" = hackbench ] || [ -s "$res/plots/$s-hist.png" ] || miss="$miss plots/$s-hist.png"
-		if [ "$s" = hackbench ]; then
-			[ -s "$res/plots/$s-runs.png" ] || miss="$miss plots/$s-runs.png"
+# check NAME DIR: every check on one results folder, named NAME/...
+check() {
+	p=$1 results=$2
+	res=$(cd "$results" && pwd)
+	echo "# results: $res"
+	[ -f "$res/params.txt" ] || { notok "$p/params" "no $res/params.txt"; return; }
+	param() { sed -n "s/^$1=//p" "$res/params.txt" | head -1; }
+	modes=$(param modes | tr ',' ' ')
+	scenarios=$(param scenarios | tr ',' ' ')
+	repeat=$(param repeat)
+	hb_runs=$(param hackbench | awk '{ print $3 }')
+	clock=$(param clock)
+	# A mode's boots: <mode>/boot<K>/ when it booted several times.
+	boots() {
+		if ls -d "$res/$1"/boot[0-9]* > /dev/null 2>&1; then
+			ls -d "$res/$1"/boot[0-9]* | sed "s|^$res/||"
 		else
-			[ -s "$res/plots/$s-cdf.png" ] || miss="$miss plots/$s-cdf.png"
+			echo "$1"
 		fi
-	done
-	[ -z "$miss" ] && ok "bench/files-$m" ||
-		notok "bench/files-$m" "$(echo "$miss" | wc -w) missing:$(echo "$miss" | cut -d' ' -f1-13)$([ "$(echo "$miss" | wc -w)" -le 12 ] || echo ' ...')"
-done
-miss=''
-for f in params.txt summary.json summary.tsv summary.txt modes.tsv plots/overview.png; do
-	[ -s "$res/$f" ] || miss="$miss $f"
-done
-[ -z "$miss" ] && ok bench/files-summary || notok bench/files-summary "missing:$miss"
+	}
 
-# Every JSON file, the tools' and cyclictest's and ours, parses.
-bad=$(find "$res" -type f \( -name '*.json' -o -name '*.ctjson' \) | sort |
-	while read -r f; do jq empty "$f" > /dev/null 2>&1 || printf ' %s' "${f#"$res"/}"; done)
-[ -z "$bad" ] && ok bench/json-parses || notok bench/json-parses "not JSON:$bad"
-
-# summary.json: the documented shape.
-sj=$res/summary.json
-if [ ! -s "$sj" ]; then
-	notok bench/summary-json-shape "no summary.json"
-elif jq -e '
-	def str: type == "string";
-	def num: type == "number";
-	def nstr: . == null or str;
-	def nnum: . == null or num;
-	def strs: type == "array" and all(.[]; str);
-	def pcts: (.count | nnum) and (.p50 | nnum) and (.p99 | nnum) and (.p99_9 | nnum) and (.max | nnum);
-	.format == "proxyexec-bench-summary" and .version == 1
-	and (.created | str and test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))
-	and (.results_dir | str)
-	and (.params | (.modes | strs) and (.scenarios | strs)
-		and (.duration_s | num) and (.cpus | num) and (.repeat | num) and (.burn_us | num)
-		and (.quick | type == "boolean") and (.hackbench | str))
-	and (.system | (.git_head | str) and (.git_dirty_files | num) and (.kernel_release | str)
-		and (.bzimage_md5 | str) and (.host | str) and (.host_cpu | str)
-		and (.host_nproc | num) and (.qemu | str))
-	and ([.modes[].name] == .params.modes)
-	and all(.modes[]; (.name | IN("off", "v4", "current")) and (.append | str)
-		and (.boot | IN("ok", "hung", "panic", "nostatus", "none"))
-		and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
-		and (.return_migration | IN(null, "schedule", "ttwu"))
-		and (.note | nstr) and (.kernel | nstr) and (.bzimage_md5 | nstr)
-		and (.host_load == null or (.host_load | type == "array" and length == 2 and all(.[]; num)))
-		and (.console_log | str))
-	and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
-	and all(.results[];
-		(.mode | str) and (.scenario | str)
-		and (.metric | IN("lock_wait", "rename", "wakeup_latency", "run_time")) and .unit == "ns"
-		and (.status | IN("ok", "partial", "failed"))
-		and (.runs | num) and (.runs_ok | num) and (.repeats | length) == .runs
-		and (.median | pcts)
-		and (.p99_range | type == "array" and length == 2 and all(.[]; nnum))
-		and ((.ratio_to_off | keys) == ["max", "p50", "p99"]) and all(.ratio_to_off[]; nnum)
-		and (.hist | str) and (.failure | nstr) and (.note | nstr) and (.log | nstr)
-		and (if .status == "ok" then .median.count > 0 and .median.p50 <= .median.p99
-			and .median.p99 <= .median.p99_9 and .median.p99_9 <= .median.max else true end)
-		and all(.repeats[]; (.run | num) and (.status | IN("ok", "failed")) and pcts
-			and (.log | str) and (.failure | nstr)))
-	and (.failed | num)
-	and .failed == ([.results[] | select(.status != "ok")] | length)
-	' "$sj" > /dev/null 2>&1; then
-	ok bench/summary-json-shape
-else
-	notok bench/summary-json-shape "$sj does not match the shape in bench/README.md ($(jq -c . "$sj" 2>&1 > /dev/null | head -1))"
-fi
-
-# Histogram counts == samples taken.
-histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
-for m in $modes; do
-	bad=''
-	for s in $scenarios; do
-		d=$res/$m/$s
-		r=0
-		while [ $r -lt "$repeat" ]; do
-			r=$((r + 1))
-			case $s in
-			cyclictest|cyclictest-load)
-				[ -s "$d/r$r.cthist" ] || { bad="$bad $s/r$r:nohist"; continue; }
-				# "# Total" counts the bucketed samples; + overflows = cycles.
-				# shellcheck disable=SC2046
-				set -- $(awk '/^# Total:/ { for (i = 3; i <= NF; i++) t += $i; next }
-					/^# Histogram Overflows:/ { for (i = 4; i <= NF; i++) o += $i; next }
-					/^#/ || NF < 2 { next } { for (i = 2; i <= NF; i++) b += $i }
-					END { print t + 0, b + 0, t + o }' "$d/r$r.cthist")
-				cyc=$3
-				cyc=$(jq '[.thread[].cycles] | add' "$d/r$r.ctjson" 2>/dev/null || echo none)
-				sc=$(awk -F'\t' -v m="$m" -v s="$s" -v r="$r" '$1 == m && $2 == s && $3 == r { print $5 }' "$res/runs.tsv")
-				[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$cyc" ] && [ "$sc" = "$3" ] ||
-					bad="$bad $s/r$r:total=$1,buckets=$2,total+overflows=$3,cycles=$cyc,summary=$sc" ;;
-			hackbench)
-				n=$(wc -l 2>/dev/null < "$d/r$r.times" || echo 0)
-				[ "$n" = "$hb_runs" ] || bad="$bad $s/r$r:$n-of-$hb_runs-runs" ;;
-			*)
-				j=$d/r$r.json
-				[ -s "$j" ] && [ -s "$d/r$r.hist" ] || { bad="$bad $s/r$r:nofiles"; continue; }
-				h=$(histsum "$d/r$r.hist")
-				v=$(jq -r '[.latency.count, (.samples | length), ([.hist[].count] | add // 0),
-					(.checks.waiter_acquired // .checks.renames // .latency.count)] | map(tostring) | join(" ")' "$j" 2>/dev/null) ||
-					{ bad="$bad $s/r$r:notjson"; continue; }
-				# shellcheck disable=SC2086 # numbers, split on purpose
-				set -- $v
-				[ "$1" -gt 0 ] && [ "$h" = "$1" ] && [ "$2" = "$1" ] && [ "$3" = "$1" ] && [ "$4" = "$1" ] ||
-					bad="$bad $s/r$r:hist=$h,count=$1,samples=$2,jsonhist=$3,acquired=$4" ;;
-			esac
+	# Every file, per mode.
+	for m in $modes; do
+		miss=''
+		[ -s "$res/$m/run.log" ] || miss="$miss $m/run.log"
+		for b in $(boots "$m"); do
+			for f in console.log dmesg.log bench-kernel.txt result testid.txt qemu-cmd; do
+				[ -s "$res/$b/$f" ] || miss="$miss $b/$f"
+			done
+			[ "$(cat "$res/$b/result" 2>/dev/null)" = ok ] || miss="$miss ($b/result: $(cat "$res/$b/result" 2>/dev/null))"
 		done
+		for s in $scenarios; do
+			d=$m/$s
+			r=0
+			while [ $r -lt "$repeat" ]; do
+				r=$((r + 1))
+				want="r$r.out r$r.rc"
+				case $s in
+				cyclictest) want="$want r$r.cthist r$r.ctjson r$r.hist" ;;
+				cyclictest-load) want="$want r$r.cthist r$r.ctjson r$r.hist r$r-load.json" ;;
+				hackbench) want="$want r$r.times" ;;
+				*) want="$want r$r.json r$r.hist" ;;
+				esac
+				for f in $want; do [ -s "$res/$d/$f" ] || miss="$miss $d/$f"; done
+				[ "$(cat "$res/$d/r$r.rc" 2>/dev/null)" = 0 ] || miss="$miss ($d/r$r.rc not 0)"
+			done
+			[ "$s" = hackbench ] || [ -s "$res/$d/all.hist" ] || miss="$miss $d/all.hist"
+			[ "$s" = hackbench ] || [ -s "$res/plots/$s-hist.png" ] || miss="$miss plots/$s-hist.png"
+			if [ "$s" = hackbench ]; then
+				[ -s "$res/plots/$s-runs.png" ] || miss="$miss plots/$s-runs.png"
+			else
+				[ -s "$res/plots/$s-cdf.png" ] || miss="$miss plots/$s-cdf.png"
+			fi
+		done
+		[ -z "$miss" ] && ok "$p/files-$m" ||
+			notok "$p/files-$m" "$(echo "$miss" | wc -w) missing:$(echo "$miss" | cut -d' ' -f1-13)$([ "$(echo "$miss" | wc -w)" -le 12 ] || echo ' ...')"
 	done
-	[ -z "$bad" ] && ok "bench/hist-counts-$m" || notok "bench/hist-counts-$m" "mismatch:$bad"
-done
+	miss=''
+	for f in params.txt summary.json summary.tsv summary.txt modes.tsv plots/overview.png; do
+		[ -s "$res/$f" ] || miss="$miss $f"
+	done
+	[ -z "$miss" ] && ok "$p/files-summary" || notok "$p/files-summary" "missing:$miss"
 
-# The CFS inversion tail: smaller with proxy on than off.
-p99() { awk -F'\t' -v m="$1" -v s="$2" '$1 == m && $2 == s && $3 != "failed" { print $8 }' "$res/summary.tsv"; }
-case " $modes :$scenarios " in
-*" off "*" current "*:*cfs*|*" current "*" off "*:*cfs*)
-	off=$(p99 off cfs) cur=$(p99 current cfs)
-	if [ -n "$off" ] && [ -n "$cur" ] && [ "$off" != - ] && [ "$cur" != - ]; then
-		echo "# cfs p99: off $off ns, current $cur ns (ratio $(awk -v a="$cur" -v b="$off" 'BEGIN { printf "%.3f", a / b }'))"
-		awk -v a="$cur" -v b="$off" 'BEGIN { exit !(a < b) }' && ok bench/cfs-tail-proxy-smaller ||
-			notok bench/cfs-tail-proxy-smaller "p99 current $cur ns >= off $off ns"
+	# Every JSON file, the tools' and cyclictest's and ours, parses.
+	bad=$(find "$res" -type f \( -name '*.json' -o -name '*.ctjson' \) | sort |
+		while read -r f; do jq empty "$f" > /dev/null 2>&1 || printf ' %s' "${f#"$res"/}"; done)
+	[ -z "$bad" ] && ok "$p/json-parses" || notok "$p/json-parses" "not JSON:$bad"
+
+	# summary.json: the documented shape.
+	sj=$res/summary.json
+	if [ ! -s "$sj" ]; then
+		notok "$p/summary-json-shape" "no summary.json"
+	elif jq -e '
+		def str: type == "string";
+		def num: type == "number";
+		def nstr: . == null or str;
+		def nnum: . == null or num;
+		def strs: type == "array" and all(.[]; str);
+		def pcts: (.count | nnum) and (.p50 | nnum) and (.p99 | nnum) and (.p99_9 | nnum) and (.max | nnum);
+		.format == "proxyexec-bench-summary" and .version == 1
+		and (.created | str and test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))
+		and (.results_dir | str)
+		and (.params | (.modes | strs) and (.scenarios | strs)
+			and (.duration_s | num) and (.cpus | num) and (.repeat | num) and (.burn_us | num)
+			and (.quick | type == "boolean") and (.hackbench | str)
+		and (.interleave | type == "boolean") and (.boots | num))
+	and (.clock | IN("host", "icount"))
+	and (if .clock == "icount" then (.icount_shift | num) else .icount_shift == null end)
+		and (.system | (.git_head | str) and (.git_dirty_files | num) and (.kernel_release | str)
+			and (.bzimage_md5 | str) and (.host | str) and (.host_cpu | str)
+			and (.host_nproc | num) and (.qemu | str))
+		and ([.modes[].name] == .params.modes)
+		and all(.modes[]; (.name | IN("off", "v4", "current")) and (.append | str)
+			and (.boot | IN("ok", "hung", "panic", "nostatus", "none"))
+			and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
+			and (.return_migration | IN(null, "schedule", "ttwu"))
+			and (.note | nstr) and (.kernel | nstr) and (.bzimage_md5 | nstr)
+			and (.host_load == null or (.host_load | type == "array" and length == 2 and all(.[]; num)))
+			and (.console_log | str)
+		and (.boots | type == "array" and length > 0)
+		and all(.boots[]; (.dir | str) and (.result | str)
+			and (.host_load == null or (.host_load | type == "array" and length == 2 and all(.[]; num)))))
+	and ([.modes[].boots[]] | length) == .params.boots
+		and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
+		and all(.results[];
+			(.mode | str) and (.scenario | str)
+			and (.metric | IN("lock_wait", "rename", "wakeup_latency", "run_time")) and .unit == "ns"
+			and (.status | IN("ok", "partial", "failed"))
+			and (.runs | num) and (.runs_ok | num) and (.repeats | length) == .runs
+			and (.median | pcts)
+			and (.p99_range | type == "array" and length == 2 and all(.[]; nnum))
+			and ((.ratio_to_off | keys) == ["max", "p50", "p99"]) and all(.ratio_to_off[]; nnum)
+		and ((.spread | keys) == ["max", "p50", "p99"]) and all(.spread[]; nnum)
+			and (.hist | str) and (.failure | nstr) and (.note | nstr) and (.log | nstr)
+			and (if .status == "ok" then .median.count > 0 and .median.p50 <= .median.p99
+				and .median.p99 <= .median.p99_9 and .median.p99_9 <= .median.max else true end)
+			and all(.repeats[]; (.run | num) and (.status | IN("ok", "failed")) and pcts
+				and (.log | str) and (.failure | nstr)))
+		and (.failed | num)
+		and .failed == ([.results[] | select(.status != "ok")] | length)
+		' "$sj" > /dev/null 2>&1; then
+		ok "$p/summary-json-shape"
 	else
-		notok bench/cfs-tail-proxy-smaller "no cfs p99 for off ($off) or current ($cur)"
-	fi ;;
-*) echo "# cfs tail check needs modes off and current and scenario cfs: skipped" ;;
-esac
+		notok "$p/summary-json-shape" "$sj does not match the shape in bench/README.md ($(jq -c . "$sj" 2>&1 > /dev/null | head -1))"
+	fi
 
-# A mode the kernel ignores is marked, never reported as itself.
-for m in $modes; do
-	con=$res/$m/console.log
-	grep -q 'sched: unknown proxy_exec=' "$con" 2>/dev/null || continue
-	avail=$(awk -F'\t' -v m="$m" '$1 == m { print $3 }' "$res/modes.tsv")
-	[ "$avail" = false ] && grep -q "mode $m\*: not available in this kernel (falls back to current)" "$res/summary.txt" &&
-		ok "bench/$m-marked-unavailable" ||
-		notok "bench/$m-marked-unavailable" "console says unknown proxy_exec= but $m is not marked in modes.tsv/summary.txt"
-done
+	# Histogram counts == samples taken.
+	histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
+	for m in $modes; do
+		bad=''
+		for s in $scenarios; do
+			d=$res/$m/$s
+			r=0
+			while [ $r -lt "$repeat" ]; do
+				r=$((r + 1))
+				case $s in
+				cyclictest|cyclictest-load)
+					[ -s "$d/r$r.cthist" ] || { bad="$bad $s/r$r:nohist"; continue; }
+					# "# Total" counts the bucketed samples; + overflows = cycles.
+					# shellcheck disable=SC2046
+					set -- $(awk '/^# Total:/ { for (i = 3; i <= NF; i++) t += $i; next }
+						/^# Histogram Overflows:/ { for (i = 4; i <= NF; i++) o += $i; next }
+						/^#/ || NF < 2 { next } { for (i = 2; i <= NF; i++) b += $i }
+						END { print t + 0, b + 0, t + o }' "$d/r$r.cthist")
+					cyc=$3
+					cyc=$(jq '[.thread[].cycles] | add' "$d/r$r.ctjson" 2>/dev/null || echo none)
+					sc=$(awk -F'\t' -v m="$m" -v s="$s" -v r="$r" '$1 == m && $2 == s && $3 == r { print $5 }' "$res/runs.tsv")
+					[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$cyc" ] && [ "$sc" = "$3" ] ||
+						bad="$bad $s/r$r:total=$1,buckets=$2,total+overflows=$3,cycles=$cyc,summary=$sc" ;;
+				hackbench)
+					n=$(wc -l 2>/dev/null < "$d/r$r.times" || echo 0)
+					[ "$n" = "$hb_runs" ] || bad="$bad $s/r$r:$n-of-$hb_runs-runs" ;;
+				*)
+					j=$d/r$r.json
+					[ -s "$j" ] && [ -s "$d/r$r.hist" ] || { bad="$bad $s/r$r:nofiles"; continue; }
+					h=$(histsum "$d/r$r.hist")
+					v=$(jq -r '[.latency.count, (.samples | length), ([.hist[].count] | add // 0),
+						(.checks.waiter_acquired // .checks.renames // .latency.count)] | map(tostring) | join(" ")' "$j" 2>/dev/null) ||
+						{ bad="$bad $s/r$r:notjson"; continue; }
+					# shellcheck disable=SC2086 # numbers, split on purpose
+					set -- $v
+					[ "$1" -gt 0 ] && [ "$h" = "$1" ] && [ "$2" = "$1" ] && [ "$3" = "$1" ] && [ "$4" = "$1" ] ||
+						bad="$bad $s/r$r:hist=$h,count=$1,samples=$2,jsonhist=$3,acquired=$4" ;;
+				esac
+			done
+		done
+		[ -z "$bad" ] && ok "$p/hist-counts-$m" || notok "$p/hist-counts-$m" "mismatch:$bad"
+	done
+
+	# The clock: asked of every boot, and recorded everywhere.
+	bad=''
+	case $clock in
+	host) want_tx='# clock host' want_q='' ;;
+	icount=*) want_tx="# clock icount shift=${clock#icount=}" want_q="-icount' 'shift=${clock#icount=},sleep=off'" ;;
+	*) bad=" params.txt clock='$clock'" ;;
+	esac
+	if [ -z "$bad" ]; then
+		[ "$(jq -r '.clock + (if .icount_shift == null then "" else "=\(.icount_shift)" end)' "$sj" 2>/dev/null)" = "$clock" ] ||
+			bad="$bad summary.json:$(jq -c '[.clock, .icount_shift]' "$sj" 2>/dev/null)"
+		grep -q "^$want_tx" "$res/summary.txt" 2>/dev/null || bad="$bad summary.txt-header"
+		for m in $modes; do
+			for b in $(boots "$m"); do
+				grep -qx "clock: $clock" "$res/$b/testid.txt" 2>/dev/null || bad="$bad $b/testid.txt"
+				if [ -n "$want_q" ]; then
+					grep -qF -- "$want_q" "$res/$b/qemu-cmd" 2>/dev/null || bad="$bad $b/qemu-cmd"
+				else
+					! grep -q -- '-icount' "$res/$b/qemu-cmd" 2>/dev/null || bad="$bad $b/qemu-cmd"
+				fi
+			done
+		done
+	fi
+	[ -z "$bad" ] && ok "$p/clock-recorded" || notok "$p/clock-recorded" "clock ${clock:-none}: missing or wrong in$bad"
+
+	# Interleaved repeats: each a boot of its own, the modes in turn
+	# (params.txt has a hostload_<mode>_boot<K> line after each boot).
+	if [ "$(param interleave)" = 1 ]; then
+		want=$(r=0; while [ $r -lt "$repeat" ]; do r=$((r + 1)); for m in $modes; do echo "$m:$r"; done; done | paste -sd' ' -)
+		got=$(sed -n 's/^hostload_\([a-z0-9]*\)_boot\([0-9]*\)=.*/\1:\2/p' "$res/params.txt" | paste -sd' ' -)
+		nb=$(for m in $modes; do boots "$m"; done | wc -l)
+		[ "$got" = "$want" ] && [ "$nb" = "$(param boots)" ] && [ "$nb" = $(($(echo "$modes" | wc -w) * repeat)) ] &&
+			ok "$p/interleaved" || notok "$p/interleaved" "boot order '$got', want '$want'; $nb boot folders, params boots=$(param boots)"
+	fi
+
+	# The spread: (max - min) / median of the ok repeats' p50, p99, max,
+	# null with fewer than two.
+	if jq -e 'all(.results[]; . as $r | [.repeats[] | select(.status == "ok")] as $ok
+		| all(["p50", "p99", "max"][]; . as $f | $r.spread[$f] as $s
+			| if ($ok | length) < 2 or ($r.median[$f] // 0) == 0 then $s == null
+			  else ([$ok[][$f]] | (max - min) / $r.median[$f]) as $want
+				| $s != null and ($s - $want | fabs) <= 0.001 * ($want + 0.001) end))' "$sj" > /dev/null 2>&1 &&
+	   awk -F'\t' 'NF != 20 { exit 1 }' "$res/summary.tsv"; then
+		ok "$p/spread"
+	else
+		notok "$p/spread" "summary.json spread is not (max - min) / median of the ok repeats, or summary.tsv has not 20 columns"
+	fi
+
+	# The CFS inversion tail: smaller with proxy on than off.
+	p99() { awk -F'\t' -v m="$1" -v s="$2" '$1 == m && $2 == s && $3 != "failed" { print $8 }' "$res/summary.tsv"; }
+	# (Each word padded on both sides: "off current" has one space between.)
+	case "$(for w in $modes : $scenarios; do printf ' %s ' "$w"; done)" in
+	*" off "*" current "*" : "*" cfs "*|*" current "*" off "*" : "*" cfs "*)
+		off=$(p99 off cfs) cur=$(p99 current cfs)
+		if [ -n "$off" ] && [ -n "$cur" ] && [ "$off" != - ] && [ "$cur" != - ]; then
+			echo "# cfs p99: off $off ns, current $cur ns (ratio $(awk -v a="$cur" -v b="$off" 'BEGIN { printf "%.3f", a / b }'))"
+			awk -v a="$cur" -v b="$off" 'BEGIN { exit !(a < b) }' && ok "$p/cfs-tail-proxy-smaller" ||
+				notok "$p/cfs-tail-proxy-smaller" "p99 current $cur ns >= off $off ns"
+		else
+			notok "$p/cfs-tail-proxy-smaller" "no cfs p99 for off ($off) or current ($cur)"
+		fi ;;
+	*) echo "# cfs tail check needs modes off and current and scenario cfs: skipped" ;;
+	esac
+
+	# A mode the kernel ignores is marked, never reported as itself.
+	for m in $modes; do
+		con=$res/$m/console.log
+		grep -q 'sched: unknown proxy_exec=' "$con" 2>/dev/null || continue
+		avail=$(awk -F'\t' -v m="$m" '$1 == m { print $3 }' "$res/modes.tsv")
+		[ "$avail" = false ] && grep -q "mode $m\*: not available in this kernel (falls back to current)" "$res/summary.txt" &&
+			ok "$p/$m-marked-unavailable" ||
+			notok "$p/$m-marked-unavailable" "console says unknown proxy_exec= but $m is not marked in modes.tsv/summary.txt"
+	done
+}
+
+if [ -n "$results" ]; then
+	check bench "$results"
+elif [ $# -gt 0 ]; then
+	run bench '' "$@"
+	check bench "$results"
+else
+	run bench '' --quick
+	check bench "$results"
+	# shellcheck disable=SC2086 # options, split on purpose
+	run bench-icount -icount $icount_run
+	check bench-icount "$results"
+fi
+ls -1d "$base"/*/ 2>/dev/null | sort | head -n -10 | while read -r d; do rm -rf "$d"; done
 exit "$failed"

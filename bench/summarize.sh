@@ -33,6 +33,19 @@ latency() {
 		| [.latency.count, .latency.p50, .latency.p99, .latency.p99_9, .latency.max, .ok]
 		| map(tostring) | join(" ")' "$1" 2>/dev/null || echo unparsable
 }
+# boots MODE_DIR: the mode's boot folders (guest/run.sh's --out) in order:
+# <mode>/boot<K>/ when the mode booted several times (interleaved
+# repetitions), else <mode>/ itself.
+boots() {
+	if ls -d "$1"/boot[0-9]* > /dev/null 2>&1; then
+		ls -d "$1"/boot[0-9]* | sed 's/.*boot//' | sort -n | sed "s|^|$1/boot|"
+	else
+		echo "$1"
+	fi
+}
+# guest_result BOOT_DIR: guest/run.sh's result of that boot, or none.
+guest_result() { cat "$1/result" 2>/dev/null || echo none; }
+
 # Sum of the count column of a gnuplot histogram file.
 histsum() { awk '!/^#/ && NF >= 3 { s += $3 } END { print s + 0 }' "$1"; }
 
@@ -101,7 +114,6 @@ hackb() {
 : > "$T/reps"
 for m in $modes; do
 	md=$res/$m
-	guest=$(cat "$md/result" 2>/dev/null || echo none)
 	for s in $scenarios; do
 		r=0
 		while [ $r -lt "$repeat" ]; do
@@ -109,14 +121,17 @@ for m in $modes; do
 			d=$md/$s
 			log=$d/r$r.out
 			st=ok why=- vals='- - - - -'
+			# The boot that ran this repetition.
+			bd=$md; [ ! -d "$md/boot$r" ] || bd=$md/boot$r
 			if [ ! -f "$d/r$r.rc" ]; then
 				st=failed
+				guest=$(guest_result "$bd")
 				case $guest in
 				hung) why="guest hung" ;;
 				panic) why="guest panicked" ;;
 				*) why="did not run (guest $guest)" ;;
 				esac
-				[ -f "$log" ] || log=$md/console.log
+				[ -f "$log" ] || log=$bd/console.log
 			elif [ "$(cat "$d/r$r.rc")" != 0 ]; then
 				st=failed why="exit $(cat "$d/r$r.rc")"
 			fi
@@ -172,9 +187,11 @@ for m in $modes; do
 	done
 done
 
-# Medians across repetitions (ok ones), p99 range, ratios to off:
+# Medians across repetitions (ok ones), p99 range, ratios to off, and the
+# spread (max - min) / median of p50, p99 and max over the ok runs (- with
+# fewer than two):
 # mode scenario status nok nrep count p50 p99 p99_9 max p99_min p99_max
-#   r_p50 r_p99 r_max log reason
+#   r_p50 r_p99 r_max log reason spread_p50 spread_p99 spread_max
 awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
 	function med(list,   a, k, i, j, t) {
 		k = split(list, a, " ")
@@ -183,11 +200,19 @@ awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
 		return k % 2 ? a[(k + 1) / 2] : sprintf("%.0f", (a[k / 2] + a[k / 2 + 1]) / 2)
 	}
 	function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.4g", a / b) }
+	function spread(key, f) {
+		return nok[key] < 2 || md[key, f] == "-" || md[key, f] + 0 == 0 ? "-" : \
+			sprintf("%.4g", (vhi[key, f] - vlo[key, f]) / md[key, f])
+	}
 	{
 		key = $1 SUBSEP $2; nrep[key]++
 		if ($4 == "ok") {
 			nok[key]++
-			for (f = 5; f <= 9; f++) v[key, f] = v[key, f] " " $f
+			for (f = 5; f <= 9; f++) {
+				v[key, f] = v[key, f] " " $f
+				if (!((key, f) in vlo) || $f + 0 < vlo[key, f] + 0) vlo[key, f] = $f
+				if (!((key, f) in vhi) || $f + 0 > vhi[key, f] + 0) vhi[key, f] = $f
+			}
 			if (!(key in lo) || $7 + 0 < lo[key] + 0) lo[key] = $7
 			if (!(key in hi) || $7 + 0 > hi[key] + 0) hi[key] = $7
 			if ($11 != "-" && !(key in note)) note[key] = "run " $3 ": " $11
@@ -206,17 +231,16 @@ awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
 				md[key, 5], md[key, 6], md[key, 7], md[key, 8], md[key, 9],
 				(key in lo) ? lo[key] : "-", (key in hi) ? hi[key] : "-",
 				ratio(md[key, 6], md[off, 6]), ratio(md[key, 7], md[off, 7]), ratio(md[key, 9], md[off, 9]),
-				(key in log_) ? log_[key] : "-", (key in why) ? why[key] : (key in note) ? note[key] : "-"
+				(key in log_) ? log_[key] : "-", (key in why) ? why[key] : (key in note) ? note[key] : "-",
+				spread(key, 6), spread(key, 7), spread(key, 9)
 		}
 	}' "$T/reps" > "$res/summary.tsv"
 cp "$T/reps" "$res/runs.tsv"
 
-# Each mode: what the guest reported, and whether the mode is what it says.
-: > "$T/modes"
-for m in $modes; do
-	md=$res/$m
-	result=$(cat "$md/result" 2>/dev/null || echo none)
-	con=$md/console.log
+# boot_check MODE CONSOLE: avail, state, ret and note of one boot, from its
+# console (ret and note - for none).
+boot_check() {
+	con=$2
 	if grep -q 'sched: unknown proxy_exec=' "$con" 2>/dev/null; then
 		avail=false note="not available in this kernel (falls back to current)"
 	elif grep -q 'proxy_exec=.* ignored: CONFIG_PROXY_EXEC=n' "$con" 2>/dev/null; then
@@ -238,7 +262,7 @@ for m in $modes; do
 	esac
 	# off must really be off, and the proxy modes on, v4 returning in ttwu.
 	if [ "$avail" = true ]; then
-		case $m:$state:$ret in
+		case $1:$state:$ret in
 		off:enabled:*) avail=false note="proxy execution is enabled in the off boot" ;;
 		v4:disabled:*|current:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
 		v4:*:ttwu) ;;
@@ -246,28 +270,50 @@ for m in $modes; do
 		current:*:ttwu) avail=false note="this boot returns in try_to_wake_up (v4 style), not __schedule" ;;
 		esac
 	fi
+	ret=${ret:--}
+}
+
+# Each mode: what the guest reported, and whether the mode is what it says:
+# the first boot that failed or is not the mode speaks for all of them.
+: > "$T/modes"
+for m in $modes; do
+	md=$res/$m
+	result='' avail=''
+	for bd in $(boots "$md"); do
+		r=$(guest_result "$bd")
+		[ -n "$result" ] && [ "$result" != ok ] || result=$r
+		[ "${avail:-true}" = false ] || boot_check "$m" "$bd/console.log"
+	done
+	con=$(boots "$md" | head -1)/console.log
 	build=$(sed -n 's/.*Linux version \([^ ]*\) .* \(#[0-9][0-9]*\) .*/\1 \2/p' "$con" 2>/dev/null | head -1)
 	# No empty fields: read with IFS=tab would merge them.
 	append=$(param "append_$m") md5=$(param "bzimage_md5_$m")
-	echo "$m	$result	$avail	$state	${append:--}	$note	${build:--}	${md5:--}	${ret:--}" >> "$T/modes"
+	echo "$m	$result	$avail	$state	${append:--}	$note	${build:--}	${md5:--}	$ret" >> "$T/modes"
 done
 cp "$T/modes" "$res/modes.tsv"
 
 # summary.json (shape in bench/README.md).
 jstr() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | tr '\t' ' ')"; }
 jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
+# The clock (older folders have none: host); interleaved boots.
+clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
+: "${clock:=host}" "${interleave:=0}" "${nboots:=$(echo "$modes" | wc -w)}"
 {
 	echo '{'
 	echo '  "format": "proxyexec-bench-summary",'
 	echo '  "version": 1,'
 	echo "  \"created\": $(jstr "$(param created)"),"
 	echo "  \"results_dir\": $(jstr "$res"),"
+	echo "  \"clock\": $(jstr "${clock%%=*}"),"
+	echo "  \"icount_shift\": $(case $clock in icount=*) echo "${clock#icount=}" ;; *) echo null ;; esac),"
 	echo '  "params": {'
 	echo "    \"modes\": [$(param modes | sed 's/[^,]*/"&"/g; s/,/, /g')],"
 	echo "    \"scenarios\": [$(param scenarios | sed 's/[^,]*/"&"/g; s/,/, /g')],"
 	echo "    \"duration_s\": $(param duration_s),"
 	echo "    \"cpus\": $(param cpus),"
 	echo "    \"repeat\": $(param repeat),"
+	echo "    \"interleave\": $([ "$interleave" = 1 ] && echo true || echo false),"
+	echo "    \"boots\": $nboots,"
 	echo "    \"burn_us\": $(param burn_us),"
 	echo "    \"quick\": $([ "$(param quick)" = 1 ] && echo true || echo false),"
 	echo "    \"hackbench\": $(jstr "$(param hackbench)")"
@@ -287,16 +333,24 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 	while IFS='	' read -r m result avail state append note build md5 ret; do
 		i=$((i + 1))
 		hl=$(param "hostload_$m" | sed 's/ /, /')
-		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "host_load": %s, "console_log": %s}' \
+		# Each boot: its folder, guest result and host load.
+		bj=$(for bd in $(boots "$res/$m"); do
+			k=${bd##*/boot}; [ "$bd" != "$res/$m" ] || k=''
+			l=$(param "hostload_$m${k:+_boot$k}" | sed 's/ /, /')
+			printf '{"dir": %s, "result": %s, "host_load": %s}\n' "$(jstr "${bd#"$res"/}")" \
+				"$(jstr "$(guest_result "$bd")")" "$([ -n "$l" ] && echo "[$l]" || echo null)"
+		done | paste -sd, - | sed 's/},{/}, {/g')
+		con=$(boots "$res/$m" | head -1)/console.log
+		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "host_load": %s, "console_log": %s, "boots": [%s]}' \
 			"$(jstr "$m")" "$(jstr "${append#-}")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
 			"$([ "$ret" = - ] && echo null || jstr "$ret")" \
-			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$([ -n "$hl" ] && echo "[$hl]" || echo null)" "$(jstr "$m/console.log")"
+			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$([ -n "$hl" ] && echo "[$hl]" || echo null)" "$(jstr "${con#"$res"/}")" "$bj"
 		[ $i = "$n" ] && echo || echo ,
 	done < "$T/modes"
 	echo '  ],'
 	echo '  "results": ['
 	n=$(wc -l < "$res/summary.tsv") i=0
-	while IFS='	' read -r m s st nok nrep c p50 p99 p999 max p99lo p99hi r50 r99 rmax log why; do
+	while IFS='	' read -r m s st nok nrep c p50 p99 p999 max p99lo p99hi r50 r99 rmax log why s50 s99 smax; do
 		i=$((i + 1))
 		unit=ns metric=lock_wait
 		case $s in
@@ -310,6 +364,7 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 		echo "      \"median\": {\"count\": $(jnum "$c"), \"p50\": $(jnum "$p50"), \"p99\": $(jnum "$p99"), \"p99_9\": $(jnum "$p999"), \"max\": $(jnum "$max")},"
 		echo "      \"p99_range\": [$(jnum "$p99lo"), $(jnum "$p99hi")],"
 		echo "      \"ratio_to_off\": {\"p50\": $(jnum "$r50"), \"p99\": $(jnum "$r99"), \"max\": $(jnum "$rmax")},"
+		echo "      \"spread\": {\"p50\": $(jnum "$s50"), \"p99\": $(jnum "$s99"), \"max\": $(jnum "$smax")},"
 		echo "      \"hist\": $(jstr "$m/$s/all.hist"),"
 		echo "      \"failure\": $([ "$why" = - ] || [ "$st" = ok ] && echo null || jstr "$why"),"
 		echo "      \"note\": $([ "$why" = - ] || [ "$st" != ok ] && echo null || jstr "$why"),"
@@ -335,23 +390,38 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 # The table: times in ms (hackbench: seconds per run, also ms).
 {
 	echo "# proxyexec bench $(param created)  $(param kernel_release)  git $(param git_head | cut -c1-12)"
-	echo "# $(param cpus) vCPUs (TCG), ${repeat} run(s) of $(param duration_s) s per scenario; medians across runs; times in ms"
-	# Host load (1-min average) when each boot started and ended.
+	case $clock in
+	host) echo "# clock host: multi-threaded TCG, guest time is host time (it follows the host's load)" ;;
+	*) echo "# clock icount shift=${clock#icount=}: virtual time, one instruction = $((1 << ${clock#icount=})) ns, vCPUs round-robin in one host thread" ;;
+	esac
+	if [ "$interleave" = 1 ]; then
+		boots_txt="each run in its own boot, the modes in turn ($nboots boots)"
+	else
+		boots_txt="one boot per mode"
+	fi
+	echo "# $(param cpus) vCPUs (TCG), ${repeat} run(s) of $(param duration_s) s per scenario, $boots_txt; medians across runs; times in ms"
+	# Host load (1-min average) when each mode's boots started and ended.
 	loads=$(for m in $modes; do l=$(param "hostload_$m"); [ -z "$l" ] || printf ' %s %s,' "$m" "$(echo "$l" | tr ' ' '/')"; done)
-	[ -z "$loads" ] || echo "# host load at start/end of each boot (2 cores):${loads%,}"
+	[ -z "$loads" ] || echo "# host load at start/end of each mode's boots (2 cores):${loads%,}"
 	[ "$(awk -F'\t' '$7 != "-"' "$T/modes" | cut -f7,8 | sort -u | wc -l)" -le 1 ] ||
 		echo "# WARNING: the modes booted different kernel builds: $(awk -F'\t' '$7 != "-"' "$T/modes" | cut -f1,7 | tr '\t\n' ' ')"
+	[ "$(sed -n 's/^bzimage_md5_[^=]*=//p' "$res/params.txt" | sort -u | wc -l)" -le 1 ] ||
+		echo "# WARNING: the bzImage changed between boots (params.txt: bzimage_md5_*)"
 	while IFS='	' read -r m result avail state append note build md5 ret; do
 		[ "$note" = - ] || echo "# mode $m*: $note"
-		[ "$result" = ok ] || echo "# mode $m: guest $result (see $res/$m/console.log)"
+		[ "$result" = ok ] && continue
+		for bd in $(boots "$res/$m"); do
+			[ "$(guest_result "$bd")" = ok ] || { echo "# mode $m: guest $result (see $bd/console.log)"; break; }
+		done
 	done < "$T/modes"
 	awk -F'\t' -v rep="$repeat" -v na="$(awk -F'\t' '$3 == "false" { printf " %s ", $1 }' "$T/modes")" '
 		function ms(v) { if (v == "-") return "-"; v /= 1e6
 			return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : v >= 1 ? sprintf("%.2f", v) : sprintf("%.3f", v) }
+		function pc(v) { return v == "-" ? "-" : sprintf("%.0f%%", v * 100) }
 		function x(v) { return v == "-" ? "-" : v < 0.01 ? sprintf("%.4f", v) : v < 0.1 ? sprintf("%.3f", v) : sprintf("%.2f", v) }
 		BEGIN {
 			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", "scenario", "mode", "count", "p50", "p99", "p99.9", "max", "p50/off", "p99/off", "max/off"
-			if (rep > 1) printf " %16s", "p99 min..max"
+			if (rep > 1) printf " %16s %17s", "p99 min..max", "spread p50/p99/max"
 			printf "  %s\n", "status"
 		}
 		{
@@ -360,7 +430,7 @@ jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
 			st = $3 == "ok" ? "ok" ($17 == "-" ? "" : " (" $17 ")") : ($3 == "partial" ? "PARTIAL " : "FAILED ") $17 " (" $16 ")"
 			mode = index(na, " " $1 " ") ? $1 "*" : $1
 			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", $2, mode, $6, ms($7), ms($8), ms($9), ms($10), x($13), x($14), x($15)
-			if (rep > 1) printf " %16s", ms($11) ".." ms($12)
+			if (rep > 1) printf " %16s %17s", ms($11) ".." ms($12), pc($18) "/" pc($19) "/" pc($20)
 			printf "  %s\n", st
 		}' "$res/summary.tsv"
 	# The goals, checked on the medians: the inversions at most 0.1x off,

@@ -24,7 +24,13 @@ modes=$(param modes | tr ',' ' ')
 scenarios=$(param scenarios | tr ',' ' ')
 pd=$res/plots
 mkdir -p "$pd"
-stamp="$(param created) $(param kernel_release), $(param cpus) vCPUs TCG, $(param repeat)x$(param duration_s)s"
+# The clock: host (older folders have none) or virtual time (icount=SHIFT).
+clock=$(param clock)
+case ${clock:-host} in
+host) clock_txt='TCG' ;;
+*) clock_txt="TCG ${clock%%=*} shift ${clock#icount=} (virtual time)" ;;
+esac
+stamp="$(param created) $(param kernel_release), $(param cpus) vCPUs $clock_txt, $(param repeat)x$(param duration_s)s"
 
 # Mode label: a mode the kernel does not know is marked.
 label() {
