@@ -100,5 +100,10 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 		printf "# %d regression(s)\n", bad
 		exit bad > 0
 	}' "$old/summary.tsv" "$new/summary.tsv" > "$new/compare.txt" || rc=$?
+# Host time and virtual time are different units: say so (older folders: host).
+clock() { c=$(sed -n 's/^clock=//p' "$1/params.txt" 2>/dev/null | head -1); echo "${c:-host}"; }
+if [ "$(clock "$new")" != "$(clock "$old")" ]; then
+	echo "# WARNING: NEW ran with clock $(clock "$new"), OLD with clock $(clock "$old"): times are in different units, only the ratios to off compare" >> "$new/compare.txt"
+fi
 cat "$new/compare.txt"
 exit "${rc:-0}"

@@ -451,6 +451,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 			goal("cyclictest p99 current/off", "cyclictest", "p99", 1.1)
 			goal("cyclictest max current/off", "cyclictest", "max", 1.1)
 			goal("hackbench median current/off", "hackbench", "p50", 1.10)
+			if (v4ok == "") { print "#   current vs v4: v4 not run"; exit }
 			if (v4ok != "true") { print "#   current vs v4: v4 not available in this kernel"; exit }
 			for (i = 1; i <= n; i++) {
 				s = ord[i]; if (done[s]++) continue
