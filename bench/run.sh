@@ -213,7 +213,7 @@ boot_timeout=$((120 + slack * per_boot))
 
 fmt_t() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 echo "bench: modes $modes; scenarios $scenarios; ${duration}s each, repeat $repeat" \
-	"($nboots boots$([ -z "$multi" ] || [ -z "$interleave" ] || echo ', interleaved')), $cpus vCPUs, clock $clock;" \
+	"($nboots boot$([ "$nboots" = 1 ] || echo s)$([ -z "$multi" ] || [ -z "$interleave" ] || echo ', interleaved')), $cpus vCPUs, clock $clock;" \
 	"estimated $(fmt_t $total_est); results in $res" >&2
 
 # progress MODE BOOT RUNS_BEFORE PLANNED_BEFORE START: the guest's output

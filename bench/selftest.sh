@@ -46,7 +46,7 @@ notok() { echo "not ok $1 - $2"; failed=$((failed + 1)); }
 
 base=$top/build/bench-selftest
 # run NAME SUFFIX OPTIONS...: bench/run.sh OPTIONS into a new folder under
-# build/bench-selftest/, "ok NAME/runs"; the folder in $results.
+# build/bench-selftest/, "ok NAME/quick-runs"; the folder in $results.
 run() {
 	name=$1 suffix=$2; shift 2
 	mkdir -p "$base"
@@ -58,9 +58,9 @@ run() {
 	cp "$base/last.log" "$results/run.log" 2>/dev/null || true
 	echo "# $name: bench/run.sh $* took $(($(date +%s) - start)) s"
 	if [ "$rc" = 0 ]; then
-		ok "$name/runs"
+		ok "$name/quick-runs"
 	else
-		notok "$name/runs" "bench/run.sh $* exited $rc: $(grep -E 'FAILED|hung|panic|bench: ' "$base/last.log" | tail -3 | tr '\n' ' ')(log $results/run.log)"
+		notok "$name/quick-runs" "bench/run.sh $* exited $rc: $(grep -E 'FAILED|hung|panic|bench: ' "$base/last.log" | tail -3 | tr '\n' ' ')(log $results/run.log)"
 	fi
 }
 

@@ -23,9 +23,10 @@
 #                        default 0): guest time is derived from the
 #                        instructions executed, 2^SHIFT ns each, and idle
 #                        time is skipped; the vCPUs run round-robin in one
-#                        host thread, so a guest takes ~10x the wall time
-#                        of a host-clock one and the caller must scale
-#                        --timeout (wall seconds) itself.  Not with --kvm
+#                        host thread, so a busy guest second takes 2-4
+#                        wall seconds on a quiet host and ~10 beside a
+#                        kernel build: the caller must scale --timeout
+#                        (wall seconds) itself.  Not with --kvm
 #   --share DIR          host folder shared read-write at /px/share, the
 #                        command's cwd (default: the current directory)
 #   --out DIR            results folder (default build/runs/<date-time>/)
