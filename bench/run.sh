@@ -36,8 +36,9 @@
 #   --no-plots         skip plots/plot.sh
 #   -h, --help         this text
 #
-# Results: see bench/README.md (per mode: console.log, dmesg.log, run.log,
-# <scenario>/r<rep>.*; summary.json, summary.tsv, summary.txt, plots/).
+# Results: see bench/README.md (per mode: run.log, <scenario>/r<rep>.*, and
+# the boot's console.log, dmesg.log, ... there or, one boot per repetition,
+# in boot<rep>/; summary.json, summary.tsv, summary.txt, plots/).
 # Exit status: 0 all ran; 1 a scenario failed or a guest hung (marked in
 # the table, partial results kept); 2 usage; 3 --compare found regressions.
 #
