@@ -47,6 +47,20 @@ static int pin_self_wait_online(int cpu)
 }
 
 /*
+ * Pin to @cpu, then allow @allowed: the start position of an iteration.
+ * A task made SCHED_DEADLINE from outside (a test changes the policy of a
+ * running scenario's tasks) may not narrow its affinity below its root
+ * domain (EBUSY): it then starts where it is.
+ */
+static void rehome(int cpu, const cpu_set_t *allowed, const char *who)
+{
+	if (!pin_self_wait_online(cpu) && !px_pin_self_set(allowed))
+		return;
+	if (errno != EBUSY)
+		child_fail("%s: cannot move back to CPU %d: %s", who, cpu, strerror(errno));
+}
+
+/*
  * xcpu: a waiter that got the mutex handed to it on the owner's CPU stays
  * there (nothing pushes a running FIFO task away), and every later
  * iteration would then be a same-CPU one.  Send it home to the first CPU,
@@ -67,8 +81,7 @@ static void rehome_waiter(void)
 	} else {
 		return;
 	}
-	if (pin_self_wait_online(env.cpu[0]) || px_pin_self_set(&allowed))
-		child_fail("waiter: cannot move back to CPU %d: %s", env.cpu[0], strerror(errno));
+	rehome(env.cpu[0], &allowed, "waiter");
 }
 
 static void set_waiter_policy(void)
@@ -224,8 +237,7 @@ static void rehome_holder(int k, const char *who)
 {
 	if (!env.spread || env.pinned || k == env.depth - 1)
 		return;
-	if (pin_self_wait_online(holder_cpu(k)) || px_pin_self_set(&env.cpus))
-		child_fail("%s: cannot move back to CPU %d: %s", who, holder_cpu(k), strerror(errno));
+	rehome(holder_cpu(k), &env.cpus, who);
 }
 
 static void run_holder(int k)

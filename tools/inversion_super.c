@@ -235,7 +235,12 @@ void spawn(const char *role, int idx, void (*fn)(int))
 	nchildren++;
 }
 
-/* Reap what exited; true once all have.  A failed child stops the rest. */
+/*
+ * Reap what exited; true once all have.  A failed child stops the rest.
+ * One killed by a signal (SIGKILL from outside) never finishes the
+ * iteration its peers wait in: fail the run, so that their steps give up
+ * now rather than at the end of the grace time.
+ */
 static bool reap(void)
 {
 	int i, status, left = 0;
@@ -248,6 +253,10 @@ static bool reap(void)
 		if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
 			c->reaped = true;
 			c->status = status;
+			if (WIFSIGNALED(status) &&
+			    !__atomic_exchange_n(&sh->failed, 1, __ATOMIC_SEQ_CST))
+				snprintf(sh->errmsg, sizeof(sh->errmsg), "%s (pid %d) killed by signal %d",
+					 c->role, c->pid, WTERMSIG(status));
 			if (!WIFEXITED(status) || WEXITSTATUS(status))
 				sh->stop = 1;
 			continue;

@@ -18,24 +18,10 @@ set -u
 T=${TMPDIR-/tmp}/kill.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' 0
-STATE=/sys/kernel/debug/proxylab_state
-if [ ! -r $STATE ]; then
-	skip kill/all "no $STATE"
+if [ ! -r $PX_LAB_STATE ]; then
+	skip kill/all "no $PX_LAB_STATE"
 	finish
 fi
-holder() { awk -v i="$1" '$1 == i { print $2 }' $STATE; }
-held() { awk '!/^#/ && $2 != 0' $STATE | wc -l; }
-children_of() {
-	awk -v pp="$1" '{ f = FILENAME; sub(/^.*\) /, ""); if ($2 == pp) { sub(/^\/proc\//, "", f); sub(/\/stat$/, "", f); print f } }' \
-		/proc/[0-9]*/stat 2>/dev/null
-}
-# The waiter: a child of $1 in D that holds no lab mutex.
-waiter_of() {
-	for c in $(children_of "$1"); do
-		awk -v p="$c" '$2 == p { f = 1 } END { exit !f }' $STATE && continue
-		[ "$(sed -n 's/^State:\t\([A-Z]\).*/\1/p' /proc/$c/status 2>/dev/null)" = D ] && echo "$c" && return
-	done
-}
 
 # kill_case NAME WHO SECONDS inversion-args...: kill WHO (holder:IDX or
 # waiter) after SECONDS, then the run must end within 40 s, leaving
@@ -48,8 +34,8 @@ kill_case() {
 	i=0 pid=
 	while [ -z "$pid" ] && [ $i -lt 20 ]; do
 		case $who in
-		holder:*) pid=$(holder "${who#holder:}") ;;
-		waiter) pid=$(waiter_of $inv) ;;
+		holder:*) pid=$(lab_holder "${who#holder:}") ;;
+		waiter) pid=$(lab_waiter_of $inv) ;;
 		esac
 		[ "$pid" != 0 ] || pid=
 		[ -n "$pid" ] || sleep 0.1
@@ -70,10 +56,11 @@ kill_case() {
 		return
 	fi
 	wait $inv
+	echo "# kill/$name: the scenario ended $((i / 10)).$((i % 10)) s after the kill"
 	sleep 0.5
-	n=$(held)
+	n=$(lab_held)
 	[ "$n" = 0 ] && ok "kill/$name" ||
-		notok "kill/$name" "$n lab mutexes still held after killing the $who: $(awk '!/^#/ && $2 != 0' $STATE | tr '\n' ' ')"
+		notok "kill/$name" "$n lab mutexes still held after killing the $who: $(awk '!/^#/ && $2 != 0' $PX_LAB_STATE | tr '\n' ' ')"
 }
 
 kill_case chain-mid-owner holder:1 1 chain -D 3 -c 0-3 --spread -b 1000
