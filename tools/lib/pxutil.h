@@ -252,6 +252,21 @@ int px_set_other(int nice);
  * admission control refuses the bandwidth. */
 int px_set_deadline(uint64_t runtime, uint64_t deadline, uint64_t period);
 const char *px_policy_name(int policy);
+/* The uapi struct sched_attr (linux/sched/types.h clashes with glibc's
+ * sched.h) and sched_getattr(2)/sched_setattr(2) of task @pid (0: the
+ * calling thread); px_sched_setattr() fills in .size. */
+struct px_sched_attr {
+	uint32_t	size;
+	uint32_t	sched_policy;
+	uint64_t	sched_flags;
+	int32_t		sched_nice;
+	uint32_t	sched_priority;
+	uint64_t	sched_runtime;
+	uint64_t	sched_deadline;
+	uint64_t	sched_period;
+};
+int px_sched_getattr(int pid, struct px_sched_attr *attr);
+int px_sched_setattr(int pid, const struct px_sched_attr *attr);
 
 /* Small files (sysfs, procfs, cgroupfs): read the first line without its
  * newline / write a string.  0 or -errno. */

@@ -138,31 +138,33 @@ int px_set_other(int nice)
 	return 0;
 }
 
-/* uapi struct sched_attr; linux/sched/types.h clashes with glibc's sched.h. */
-struct px_sched_attr {
-	uint32_t	size;
-	uint32_t	sched_policy;
-	uint64_t	sched_flags;
-	int32_t		sched_nice;
-	uint32_t	sched_priority;
-	uint64_t	sched_runtime;
-	uint64_t	sched_deadline;
-	uint64_t	sched_period;
-};
+int px_sched_getattr(int pid, struct px_sched_attr *attr)
+{
+	if (syscall(SYS_sched_getattr, pid, attr, sizeof(*attr), 0))
+		return -errno;
+	return 0;
+}
+
+int px_sched_setattr(int pid, const struct px_sched_attr *attr)
+{
+	struct px_sched_attr a = *attr;
+
+	a.size = sizeof(a);
+	if (syscall(SYS_sched_setattr, pid, &a, 0))
+		return -errno;
+	return 0;
+}
 
 int px_set_deadline(uint64_t runtime, uint64_t deadline, uint64_t period)
 {
 	struct px_sched_attr attr = {
-		.size		= sizeof(attr),
 		.sched_policy	= SCHED_DEADLINE,
 		.sched_runtime	= runtime,
 		.sched_deadline	= deadline,
 		.sched_period	= period,
 	};
 
-	if (syscall(SYS_sched_setattr, 0, &attr, 0))
-		return -errno;
-	return 0;
+	return px_sched_setattr(0, &attr);
 }
 
 const char *px_policy_name(int policy)
