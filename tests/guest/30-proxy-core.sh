@@ -76,11 +76,17 @@ else
 	notok core/locktorture-mutex "modprobe locktorture failed"
 fi
 
-# ww_mutex selftest: module init runs every test and fails the load on error.
+# ww_mutex selftest: module init runs every test, in a wait-die and then in
+# a wound-wait class (0031), and fails the load on error.
+dmesg -c > /dev/null
 if modprobe test-ww_mutex > "$T/ww" 2>&1; then
 	ok core/ww-mutex-selftest
 	rmmod test-ww_mutex
+	dmesg > "$T/ww.log"
+	check core/ww-mutex-wound-wait "the wound-wait class did not run: $(grep -i 'ww mutex' "$T/ww.log" | tr '\n' ' ')" \
+		grep -q 'ww mutex selftests: wound-wait class' "$T/ww.log"
 else
 	notok core/ww-mutex-selftest "$(cat "$T/ww"; dmesg | grep -i 'ww_mutex\|ww-mutex' | tail -3)"
+	skip core/ww-mutex-wound-wait "the selftest failed"
 fi
 finish
