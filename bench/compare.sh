@@ -10,8 +10,8 @@
 #   --floor-us US    ignore changes smaller than this in absolute terms
 #                    (default 100: under TCG, microseconds are noise)
 #
-# Per mode and scenario it compares the median p99 (hackbench: the median
-# run time).  A proxy mode is judged on its ratio to the off mode of the
+# Per mode and scenario it compares the median p99 (hackbench, messaging:
+# the median run time).  A proxy mode is judged on its ratio to the off mode of the
 # same run, which cancels a slower or busier host; off on its own value.
 # One line each, also written to NEW/compare.txt:
 #   scenario mode old_ms new_ms change old/off new/off change noise verdict
@@ -60,15 +60,16 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 	}
 	END {
 		printf "# compare %s\n#    with %s\n", newdir, olddir
-		printf "# metric: median p99 (hackbench: median run time); proxy modes are judged on their ratio to the\n"
+		printf "# metric: median p99 (hackbench, messaging: median run time); proxy modes are judged on their ratio to the\n"
 		printf "# same boot'\''s off (cancels host load), off on its own value; noise: %d%% or the repeats'\'' p99\n", thr
 		printf "# spread, whichever is larger; changes under %d us are the same\n", floor
-		printf "%-16s %-8s %9s %9s %7s %8s %8s %7s %6s  %s\n", "scenario", "mode", "old ms", "new ms", "change", "old/off", "new/off", "change", "noise", "verdict"
+		printf "%-16s %-10s %9s %9s %7s %8s %8s %7s %6s  %s\n", "scenario", "mode", "old ms", "new ms", "change", "old/off", "new/off", "change", "noise", "verdict"
 		for (i = 1; i <= n; i++) {
 			key = order[i]
 			split(cur[key], a, "\t")
 			verdict = "n/a"; ch = "-"; noise = "-"; o = "-"; v = "-"; ro = "-"; rn = "-"; rch = "-"
-			col = a[2] == "hackbench" ? 7 : 8; rcol = a[2] == "hackbench" ? 13 : 14
+			timed = a[2] == "hackbench" || a[2] == "messaging"
+			col = timed ? 7 : 8; rcol = timed ? 13 : 14
 			if (key in old) {
 				split(old[key], b, "\t")
 				if (usable(a, col) && usable(b, col)) {
@@ -94,7 +95,7 @@ awk -F'\t' -v thr="$thr" -v floor="$floor" -v newdir="$new" -v olddir="$old" \
 			}
 			m = a[1]
 			if (index(na_new, " " m " ") || index(na_old, " " m " ")) m = m "*"
-			printf "%-16s %-8s %9s %9s %7s %8s %8s %7s %6s  %s\n", a[2], m, o, v, ch, ro, rn, rch, noise, verdict
+			printf "%-16s %-10s %9s %9s %7s %8s %8s %7s %6s  %s\n", a[2], m, o, v, ch, ro, rn, rch, noise, verdict
 		}
 		if (na_new != "" || na_old != "") print "# *: mode not available in one of the kernels (ran as current)"
 		printf "# %d regression(s)\n", bad

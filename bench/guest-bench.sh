@@ -5,9 +5,18 @@
 #
 # Usage: sh guest-bench.sh [--duration SEC] [--repeat N] [--first-rep K]
 #                          [--scenarios LIST] [--burn USEC]
-#                          [--hackbench "GROUPS LOOPS RUNS"] [--out DIR]
+#                          [--hackbench "GROUPS LOOPS RUNS"]
+#                          [--messaging "GROUPS LOOPS RUNS"]
+#                          [--sched-feature NAME] [--out DIR]
 #   --first-rep K  number the repetitions K, K+1, ... (default 1): an
 #                  interleaved bench runs one repetition per boot
+#   --messaging    perf bench sched messaging -g GROUPS -l LOOPS, RUNS
+#                  times per repetition (default "4 100 5")
+#   --sched-feature NAME
+#                  echo NAME > /sys/kernel/debug/sched/features before
+#                  the scenarios (bench/run.sh --modes v6handoff:
+#                  PROXY_V6_HANDOFF); exit 3 at once, running nothing, if
+#                  the kernel has no such feature or it did not take
 #   --out DIR      where the results go (default $PX_OUT); bench-kernel.txt
 #                  always goes to $PX_OUT, the boot's own folder
 #
@@ -18,15 +27,18 @@
 # -h histogram, 1 us buckets to 100 ms; bench/run.sh drops the empty ones)
 # and r<rep>.ctjson (--json); cyclictest-load also keeps its load's result
 # as r<rep>-load.json; hackbench adds
-# r<rep>.times (one "Time:" in seconds per run).  Progress goes to stdout as
+# r<rep>.times (one "Time:" in seconds per run), messaging the same (one
+# "Total time:" of perf bench per run).  bench-kernel.txt also lists the
+# scheduler features (sched_features:) and, with --sched-feature, says
+# "sched_feature: NAME on" (or "... missing").  Progress goes to stdout as
 #   bench-guest: begin SCENARIO REP
 #   bench-guest: end SCENARIO REP rc=N secs=S
 # which bench/run.sh turns into its progress lines.
 #
 # No "set -e": a failing scenario is recorded and the next one runs.
 set -u
-dur=10 repeat=1 first=1 out=${PX_OUT:-/tmp/bench} scenarios='cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench'
-burn=1000 hb='4 100 5'
+dur=10 repeat=1 first=1 out=${PX_OUT:-/tmp/bench} scenarios='cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench,messaging'
+burn=1000 hb='4 100 5' msg='4 100 5' feature=''
 while test $# -gt 0; do
 	case $1 in
 	--duration) dur=$2; shift ;;
@@ -36,6 +48,8 @@ while test $# -gt 0; do
 	--scenarios) scenarios=$2; shift ;;
 	--burn) burn=$2; shift ;;
 	--hackbench) hb=$2; shift ;;
+	--messaging) msg=$2; shift ;;
+	--sched-feature) feature=$2; shift ;;
 	*) echo "guest-bench: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -44,6 +58,9 @@ mkdir -p "$out" "${PX_OUT:-$out}"
 # shellcheck disable=SC2086
 set -- $hb
 hb_groups=$1 hb_loops=$2 hb_runs=$3
+# shellcheck disable=SC2086
+set -- $msg
+msg_groups=$1 msg_loops=$2 msg_runs=$3
 
 # What this boot is: the host decides the mode from these lines.
 {
@@ -55,6 +72,25 @@ hb_groups=$1 hb_loops=$2 hb_runs=$3
 	echo "debugfs_proxy_exec: $(cat /sys/kernel/debug/sched/proxy_exec 2>/dev/null || echo none)"
 	dmesg | grep -E 'proxy.exec|proxy execution' | sed 's/^/dmesg: /'
 } > "${PX_OUT:-$out}/bench-kernel.txt"
+
+# The mode's scheduler feature, set before anything runs.  Without it the
+# boot would measure another mode under this one's name: stop instead.
+feats=/sys/kernel/debug/sched/features
+if [ -n "$feature" ]; then
+	if ! { tr ' ' '\n' < "$feats"; } 2>/dev/null | grep -qx "\(NO_\)\{0,1\}$feature"; then
+		echo "sched_feature: $feature missing" >> "${PX_OUT:-$out}/bench-kernel.txt"
+		echo "bench-guest: error: no scheduler feature $feature in $feats (kernel without it, or no CONFIG_SCHED_DEBUG): nothing run" >&2
+		exit 3
+	fi
+	echo "$feature" > "$feats"
+	if ! tr ' ' '\n' < "$feats" | grep -qx "$feature"; then
+		echo "sched_feature: $feature missing" >> "${PX_OUT:-$out}/bench-kernel.txt"
+		echo "bench-guest: error: echo $feature > $feats did not turn it on: nothing run" >&2
+		exit 3
+	fi
+	echo "sched_feature: $feature on" >> "${PX_OUT:-$out}/bench-kernel.txt"
+fi
+echo "sched_features: $(cat "$feats" 2>/dev/null || echo none)" >> "${PX_OUT:-$out}/bench-kernel.txt"
 
 # The tools write their result files to tmpfs, moved to OUT after each
 # run in large writes: under --clock icount (sleep=off) each 9p round trip
@@ -91,6 +127,22 @@ cyclic() {
 		--histfile="$t/r$r.cthist" --json="$t/r$r.ctjson" >> "$d/r$r.out" 2>&1
 }
 
+# timed_runs DIR REP RUNS SED_SCRIPT COMMAND...: COMMAND RUNS times, its
+# output to r<rep>.out, the time of each run (SED_SCRIPT prints it, in
+# seconds) one a line to r<rep>.times; non-zero unless every run gave one.
+timed_runs() {
+	d=$1 r=$2 n=$3 pick=$4; shift 4
+	: > "$d/r$r.times"
+	i=0 rc=0
+	while [ $i -lt "$n" ]; do
+		i=$((i + 1))
+		timeout -s TERM $tmo "$@" >> "$d/r$r.out" 2>&1 || rc=$?
+	done
+	sed -n "$pick" "$d/r$r.out" > "$d/r$r.times"
+	[ "$rc" != 0 ] || [ "$(wc -l < "$d/r$r.times")" = "$n" ] || rc=1
+	return "$rc"
+}
+
 one() {
 	s=$1 r=$2 d=$out/$1 t=$scratch/$1
 	mkdir -p "$d" "$t"
@@ -114,15 +166,12 @@ one() {
 		[ "$rc" != 0 ] || rc=$lrc
 		return "$rc" ;;
 	hackbench)
-		: > "$d/r$r.times"
-		i=0 rc=0
-		while [ $i -lt "$hb_runs" ]; do
-			i=$((i + 1))
-			timeout -s TERM $tmo hackbench -g "$hb_groups" -l "$hb_loops" >> "$d/r$r.out" 2>&1 || rc=$?
-		done
-		sed -n 's/^Time: *\([0-9.]*\).*/\1/p' "$d/r$r.out" > "$d/r$r.times"
-		[ "$rc" != 0 ] || [ "$(wc -l < "$d/r$r.times")" = "$hb_runs" ] || rc=1
-		return "$rc" ;;
+		timed_runs "$d" "$r" "$hb_runs" 's/^Time: *\([0-9.]*\).*/\1/p' \
+			hackbench -g "$hb_groups" -l "$hb_loops" ;;
+	messaging)
+		# "     Total time: 0.553 [sec]"
+		timed_runs "$d" "$r" "$msg_runs" 's/^[[:space:]]*Total time: *\([0-9.]*\).*/\1/p' \
+			perf bench sched messaging -g "$msg_groups" -l "$msg_loops" ;;
 	*) echo "guest-bench: unknown scenario '$s'" > "$d/r$r.out"; return 2 ;;
 	esac
 }

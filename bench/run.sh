@@ -4,14 +4,20 @@
 # same scenarios in each boot, then summarize, plot and optionally compare.
 #
 # Usage: bench/run.sh [options]
-#   --modes LIST       comma list of off,v4,current (default off,v4,current)
+#   --modes LIST       comma list of off,v4,current,v6handoff (default
+#                      off,v4,current)
 #                        off      boot with proxy_exec=disable
 #                        v4       proxy_exec=enable,return=ttwu (return
 #                                 migration in ttwu; marked "not available"
 #                                 when the kernel does not know it)
 #                        current  proxy on, the kernel's default
+#                        v6handoff  current with sched_feat
+#                                 PROXY_V6_HANDOFF set in the guest (v6:
+#                                 every unlock hands off, no optimistic
+#                                 spinning); fails if the kernel lacks it
 #   --scenarios LIST   comma list of cfs,rt,dl,chain,xcpu,rename,cyclictest,
-#                      cyclictest-load,hackbench (default all)
+#                      cyclictest-load,hackbench,messaging (default all;
+#                      messaging is perf bench sched messaging)
 #   --duration SEC     seconds per scenario run (default 20; --quick 1)
 #   --cpus N           guest vCPUs (default 2)
 #   --repeat N         runs of every scenario (default 1), each in its own
@@ -29,7 +35,8 @@
 #                      second takes 2-4 wall seconds on a quiet host, ~10
 #                      beside a kernel build; see bench/README.md
 #   --burn USEC        owner critical section of the inversions (default 1000)
-#   --quick            CI size: 1 s per scenario, small hackbench (~1.5 min)
+#   --quick            CI size: 1 s per scenario, small hackbench and
+#                      messaging (~1.5 min)
 #   --compare DIR      compare with a saved results folder, flag regressions
 #   --out DIR          results folder, must not exist or be empty (default
 #                      bench/results/<date-time>/)
@@ -64,13 +71,13 @@ checkarg() {
 die() { echo "bench: $*" >&2; exit 1; }
 
 all_modes=off,v4,current
-all_scen=cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench
+all_scen=cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench,messaging
 modes=$all_modes scenarios=$all_scen duration='' cpus=2 repeat=1 burn=1000
 quick='' compare='' out='' plots=1 interleave=1 clock=host
 while test $# -gt 0; do
 	case $1 in
-	--modes) checkarg "$1" "${2-}" '^(off|v4|current)(,(off|v4|current))*$'; modes=$2; shift ;;
-	--scenarios) checkarg "$1" "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench)(,(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench))*$'
+	--modes) checkarg "$1" "${2-}" '^(off|v4|current|v6handoff)(,(off|v4|current|v6handoff))*$'; modes=$2; shift ;;
+	--scenarios) checkarg "$1" "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench|messaging)(,(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench|messaging))*$'
 		scenarios=$2; shift ;;
 	--duration) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
 	--cpus) checkarg "$1" "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
@@ -87,11 +94,12 @@ while test $# -gt 0; do
 	esac
 	shift
 done
-# Sizes: hackbench "groups loops runs" and its guessed seconds per run.
+# Sizes: hackbench and perf bench sched messaging "groups loops runs" and
+# their guessed seconds per run.
 if [ -n "$quick" ]; then
-	: "${duration:=1}"; hb='2 50 3' hb_secs=2
+	: "${duration:=1}"; hb='2 50 3' hb_secs=2 msg='2 50 3' msg_secs=2
 else
-	: "${duration:=20}"; hb='4 100 5' hb_secs=6
+	: "${duration:=20}"; hb='4 100 5' hb_secs=6 msg='4 100 5' msg_secs=6
 fi
 [ -z "$compare" ] || [ -f "$compare/summary.tsv" ] ||
 	usage "--compare $compare: no summary.tsv there (not a results folder)"
@@ -124,7 +132,15 @@ mode_append() {
 	case $1 in
 	off) echo proxy_exec=disable ;;
 	v4) echo proxy_exec=enable,return=ttwu ;;
-	current) echo '' ;;
+	current|v6handoff) echo '' ;;
+	esac
+}
+# mode_feature MODE: the scheduler feature the guest sets before the
+# scenarios (guest-bench.sh --sched-feature), none for most modes.
+mode_feature() {
+	case $1 in
+	v6handoff) echo PROXY_V6_HANDOFF ;;
+	*) echo '' ;;
 	esac
 }
 
@@ -148,6 +164,9 @@ est() {
 	hackbench)
 		# shellcheck disable=SC2086 # "groups loops runs"
 		set -- $hb; echo $(($3 * hb_secs)) ;;
+	messaging)
+		# shellcheck disable=SC2086
+		set -- $msg; echo $(($3 * msg_secs)) ;;
 	*) echo $((duration + 3)) ;;
 	esac
 }
@@ -195,8 +214,12 @@ boot_timeout=$((120 + slack * per_boot))
 	echo "burn_us=$burn"
 	echo "quick=${quick:-0}"
 	echo "hackbench=$hb"
+	echo "messaging=$msg"
 	echo "boot_timeout_s=$boot_timeout"
-	for m in $(echo "$modes" | tr ',' ' '); do echo "append_$m=$(mode_append "$m")"; done
+	for m in $(echo "$modes" | tr ',' ' '); do
+		echo "append_$m=$(mode_append "$m")"
+		[ -z "$(mode_feature "$m")" ] || echo "sched_feature_$m=$(mode_feature "$m")"
+	done
 	echo "git_head=$(git -C "$top" rev-parse HEAD 2>/dev/null || echo none)"
 	echo "git_dirty=$(git -C "$top" status --porcelain 2>/dev/null | wc -l)"
 	echo "kernel_release=$(cat "$top/build/obj-lean/include/config/kernel.release" 2>/dev/null || echo unknown)"
@@ -274,13 +297,15 @@ for boot in $plan; do
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	# The guest writes <scenario>/r<rep>.* into the mode's folder, its
 	# share; guest/run.sh's own files go to the boot's.
+	feature=$(mode_feature "$m")
 	{
 		rc=0
 		"$top/guest/run.sh" --kernel lean --cpus "$cpus" --clock "$clock" --append "$(mode_append "$m")" \
 			--timeout "$boot_timeout" --share "$res/$m" --out "$bout" \
 			-- sh /px/repo/bench/guest-bench.sh --out /px/share --duration "$duration" \
 			--first-rep "$first" --repeat "$reps" \
-			--scenarios "$scenarios" --burn "$burn" --hackbench "$hb" 2>&1 < /dev/null || rc=$?
+			--scenarios "$scenarios" --burn "$burn" --hackbench "$hb" --messaging "$msg" \
+			${feature:+--sched-feature "$feature"} 2>&1 < /dev/null || rc=$?
 		echo "$rc" > "$bout/run.rc"
 	} | progress "$m" "$b" $(( (b - 1) * nscen * reps_per_boot )) $(( (b - 1) * per_boot + boot_est )) "$start"
 	rc=$(cat "$bout/run.rc" 2>/dev/null || echo 130)
@@ -295,6 +320,11 @@ for boot in $plan; do
 	result=$(cat "$bout/result" 2>/dev/null || echo none)
 	if [ "$result" != ok ] || [ "$rc" != 0 ]; then
 		echo "bench: [$m, boot $b/$nboots] guest $result (exit $rc): see $bout/console.log" >&2
+		failed=1
+	fi
+	if [ -n "$feature" ] && ! grep -qx "sched_feature: $feature on" "$bout/bench-kernel.txt" 2>/dev/null; then
+		echo "bench: [$m, boot $b/$nboots] FAILED: the guest could not set sched feature $feature" \
+			"(no such feature in this kernel?), nothing ran: see $bout/output.log" >&2
 		failed=1
 	fi
 	if grep -q 'sched: unknown proxy_exec=' "$bout/console.log" 2>/dev/null; then

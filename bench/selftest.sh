@@ -17,12 +17,13 @@
 # and scenario; every JSON file parses (jq); summary.json has the shape
 # bench/README.md documents; each histogram holds exactly the samples taken
 # (inversion/renamedemo: hist == latency.count == samples == acquisitions;
-# cyclictest: buckets + overflows == its totals == cycles; hackbench: one
-# time per run); the clock is recorded in params.txt, summary.json, the
+# cyclictest: buckets + overflows == its totals == cycles; hackbench and
+# messaging: one time per run); the clock is recorded in params.txt, summary.json, the
 # table, each boot's testid.txt and qemu-cmd; interleaved repeats booted
 # in turn; the spread is (max - min) / median of the repeats; the CFS
 # inversion p99 is smaller with proxy on (current) than off; a mode the
-# kernel does not know is marked.
+# kernel does not know is marked; a mode with a scheduler feature
+# (v6handoff) had it set in every boot.
 # Results: build/bench-selftest/<date-time>[-icount]/ (the newest 10 are kept).
 # Exit status: the number of failed checks (0 all passed).
 set -eu
@@ -74,7 +75,8 @@ check() {
 	modes=$(param modes | tr ',' ' ')
 	scenarios=$(param scenarios | tr ',' ' ')
 	repeat=$(param repeat)
-	hb_runs=$(param hackbench | awk '{ print $3 }')
+	# Timed runs per repetition of hackbench or messaging.
+	runs_per_rep() { param "$1" | awk '{ print $3 }'; }
 	clock=$(param clock)
 	# A mode's boots: <mode>/boot<K>/ when it booted several times.
 	boots() {
@@ -104,15 +106,16 @@ check() {
 				case $s in
 				cyclictest) want="$want r$r.cthist r$r.ctjson r$r.hist" ;;
 				cyclictest-load) want="$want r$r.cthist r$r.ctjson r$r.hist r$r-load.json" ;;
-				hackbench) want="$want r$r.times" ;;
+				hackbench|messaging) want="$want r$r.times" ;;
 				*) want="$want r$r.json r$r.hist" ;;
 				esac
 				for f in $want; do [ -s "$res/$d/$f" ] || miss="$miss $d/$f"; done
 				[ "$(cat "$res/$d/r$r.rc" 2>/dev/null)" = 0 ] || miss="$miss ($d/r$r.rc not 0)"
 			done
-			[ "$s" = hackbench ] || [ -s "$res/$d/all.hist" ] || miss="$miss $d/all.hist"
-			[ "$s" = hackbench ] || [ -s "$res/plots/$s-hist.png" ] || miss="$miss plots/$s-hist.png"
-			if [ "$s" = hackbench ]; then
+			timed=''; case $s in hackbench|messaging) timed=1 ;; esac
+			[ -n "$timed" ] || [ -s "$res/$d/all.hist" ] || miss="$miss $d/all.hist"
+			[ -n "$timed" ] || [ -s "$res/plots/$s-hist.png" ] || miss="$miss plots/$s-hist.png"
+			if [ -n "$timed" ]; then
 				[ -s "$res/plots/$s-runs.png" ] || miss="$miss plots/$s-runs.png"
 			else
 				[ -s "$res/plots/$s-cdf.png" ] || miss="$miss plots/$s-cdf.png"
@@ -148,7 +151,7 @@ check() {
 		and (.results_dir | str)
 		and (.params | (.modes | strs) and (.scenarios | strs)
 			and (.duration_s | num) and (.cpus | num) and (.repeat | num) and (.burn_us | num)
-			and (.quick | type == "boolean") and (.hackbench | str)
+			and (.quick | type == "boolean") and (.hackbench | str) and (.messaging | str)
 		and (.interleave | type == "boolean") and (.boots | num))
 	and (.clock | IN("host", "icount"))
 	and (if .clock == "icount" then (.icount_shift | num) else .icount_shift == null end)
@@ -156,7 +159,8 @@ check() {
 			and (.bzimage_md5 | str) and (.host | str) and (.host_cpu | str)
 			and (.host_nproc | num) and (.qemu | str))
 		and ([.modes[].name] == .params.modes)
-		and all(.modes[]; (.name | IN("off", "v4", "current")) and (.append | str)
+		and all(.modes[]; (.name | IN("off", "v4", "current", "v6handoff")) and (.append | str)
+			and (.sched_feature | nstr)
 			and (.boot | IN("ok", "hung", "panic", "nostatus", "none"))
 			and (.available | type == "boolean") and (.proxy_exec | IN("enabled", "disabled", "unknown"))
 			and (.return_migration | IN(null, "schedule", "ttwu"))
@@ -213,9 +217,12 @@ check() {
 					sc=$(awk -F'\t' -v m="$m" -v s="$s" -v r="$r" '$1 == m && $2 == s && $3 == r { print $5 }' "$res/runs.tsv")
 					[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = "$cyc" ] && [ "$sc" = "$3" ] ||
 						bad="$bad $s/r$r:total=$1,buckets=$2,total+overflows=$3,cycles=$cyc,summary=$sc" ;;
-				hackbench)
+				hackbench|messaging)
 					n=$(wc -l 2>/dev/null < "$d/r$r.times" || echo 0)
-					[ "$n" = "$hb_runs" ] || bad="$bad $s/r$r:$n-of-$hb_runs-runs" ;;
+					want=$(runs_per_rep "$s")
+					# A time per run, in seconds (> 0).
+					[ "$n" = "$want" ] && awk '!($1 > 0) { exit 1 }' "$d/r$r.times" ||
+						bad="$bad $s/r$r:$n-times-of-$want-runs($(cat "$d/r$r.times" 2>/dev/null | tr '\n' ' '))" ;;
 				*)
 					j=$d/r$r.json
 					[ -s "$j" ] && [ -s "$d/r$r.hist" ] || { bad="$bad $s/r$r:nofiles"; continue; }
@@ -295,6 +302,21 @@ check() {
 		fi ;;
 	*) echo "# cfs tail check needs modes off and current and scenario cfs: skipped" ;;
 	esac
+
+	# A mode with a scheduler feature (v6handoff) set it in every boot and
+	# says so in the table.
+	for m in $modes; do
+		feat=$(param "sched_feature_$m")
+		[ -n "$feat" ] || continue
+		bad=''
+		for b in $(boots "$m"); do
+			grep -qx "sched_feature: $feat on" "$res/$b/bench-kernel.txt" 2>/dev/null || bad="$bad $b/bench-kernel.txt"
+		done
+		[ "$(jq -r --arg m "$m" '.modes[] | select(.name == $m) | .sched_feature' "$sj" 2>/dev/null)" = "$feat" ] ||
+			bad="$bad summary.json"
+		grep -q "^# mode $m: sched feature $feat set" "$res/summary.txt" 2>/dev/null || bad="$bad summary.txt"
+		[ -z "$bad" ] && ok "$p/$m-feature-set" || notok "$p/$m-feature-set" "sched feature $feat not recorded as set in$bad"
+	done
 
 	# A mode the kernel ignores is marked, never reported as itself.
 	for m in $modes; do

@@ -23,7 +23,9 @@ param() { sed -n "s/^$1=//p" "$res/params.txt" | head -1; }
 modes=$(param modes | tr ',' ' ')
 scenarios=$(param scenarios | tr ',' ' ')
 repeat=$(param repeat)
-hb_runs=$(param hackbench | awk '{ print $3 }')
+# runs_per_rep SCENARIO: the timed runs of one repetition of hackbench or
+# messaging ("groups loops runs" in params.txt).
+runs_per_rep() { param "$1" | awk '{ print $3 }'; }
 
 # latency FILE: "count p50 p99 p99_9 max ok" of a tool's result file
 # (tools/README.md: format proxyexec-latency, version 1), nothing if it is
@@ -95,14 +97,15 @@ cyclic() {
 		}' "$1"
 }
 
-# hackbench TIMES HIST: the runs' times (s) as "count p50 p99 p99_9 max" in
-# ns (nearest rank over the runs); HIST gets one bucket per run.
-hackb() {
-	sort -n "$1" | awk -v hist="$2" '
+# timed TIMES HIST SCENARIO: hackbench's or messaging's run times (s) as
+# "count p50 p99 p99_9 max" in ns (nearest rank over the runs); HIST gets
+# one bucket per run.
+timed() {
+	sort -n "$1" | awk -v hist="$2" -v s="$3" '
 		{ t[++n] = sprintf("%.0f", $1 * 1e9) }
 		function pct(p,   r) { r = int(p * n); if (r < p * n) r++; if (r < 1) r = 1; return t[r] }
 		END {
-			printf "# pxutil llhist v1\n# title: hackbench time per run\n# unit: ns\n# count: %d\n", n > hist
+			printf "# pxutil llhist v1\n# title: %s time per run\n# unit: ns\n# count: %d\n", s, n > hist
 			printf "# columns: lower_ns upper_ns count cum_fraction\n" > hist
 			for (i = 1; i <= n; i++) printf "%s %.0f 1 %.6f\n", t[i], t[i] + 1000000, i / n > hist
 			if (n) printf "%d %s %s %s %s\n", n, pct(0.5), pct(0.99), pct(0.999), t[n]
@@ -126,10 +129,16 @@ for m in $modes; do
 			if [ ! -f "$d/r$r.rc" ]; then
 				st=failed
 				guest=$(guest_result "$bd")
+				feat=$(param "sched_feature_$m")
 				case $guest in
 				hung) why="guest hung" ;;
 				panic) why="guest panicked" ;;
-				*) why="did not run (guest $guest)" ;;
+				*)
+					if [ -n "$feat" ] && grep -qx "sched_feature: $feat missing" "$bd/bench-kernel.txt" 2>/dev/null; then
+						why="did not run: no sched feature $feat in this kernel" log=$bd/output.log
+					else
+						why="did not run (guest $guest)"
+					fi ;;
 				esac
 				[ -f "$log" ] || log=$bd/console.log
 			elif [ "$(cat "$d/r$r.rc")" != 0 ]; then
@@ -145,10 +154,11 @@ for m in $modes; do
 					[ "$9" = - ] || [ $st = failed ] || why="note: $9 and above among the $8 samples over 100 ms, reported as the max"
 				elif [ $st = ok ]; then st=failed why="no histogram"
 				fi ;;
-			hackbench)
+			hackbench|messaging)
 				if [ -s "$d/r$r.times" ]; then
-					vals=$(hackb "$d/r$r.times" "$d/r$r.hist")
-					[ "$(wc -l < "$d/r$r.times")" = "$hb_runs" ] || { st=failed why="$(wc -l < "$d/r$r.times") of $hb_runs runs"; }
+					vals=$(timed "$d/r$r.times" "$d/r$r.hist" "$s")
+					n=$(runs_per_rep "$s")
+					[ "$(wc -l < "$d/r$r.times")" = "$n" ] || { st=failed why="$(wc -l < "$d/r$r.times") of $n runs"; }
 				elif [ $st = ok ]; then st=failed why="no times"
 				fi ;;
 			*)
@@ -238,7 +248,8 @@ awk -F'\t' -v OFS='\t' -v modes="$modes" -v scen="$scenarios" '
 cp "$T/reps" "$res/runs.tsv"
 
 # boot_check MODE CONSOLE: avail, state, ret and note of one boot, from its
-# console (ret and note - for none).
+# console and, for a mode with a scheduler feature, the guest's
+# bench-kernel.txt beside it (ret and note - for none).
 boot_check() {
 	con=$2
 	if grep -q 'sched: unknown proxy_exec=' "$con" 2>/dev/null; then
@@ -264,11 +275,17 @@ boot_check() {
 	if [ "$avail" = true ]; then
 		case $1:$state:$ret in
 		off:enabled:*) avail=false note="proxy execution is enabled in the off boot" ;;
-		v4:disabled:*|current:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
+		v4:disabled:*|current:disabled:*|v6handoff:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
 		v4:*:ttwu) ;;
 		v4:*:*) avail=false note="kernel did not switch to return=ttwu (${ret:-no return strategy}): ran as current" ;;
-		current:*:ttwu) avail=false note="this boot returns in try_to_wake_up (v4 style), not __schedule" ;;
+		current:*:ttwu|v6handoff:*:ttwu) avail=false note="this boot returns in try_to_wake_up (v4 style), not __schedule" ;;
 		esac
+	fi
+	# The mode's scheduler feature (v6handoff): the guest says it set it.
+	feat=$(param "sched_feature_$1")
+	if [ "$avail" = true ] && [ -n "$feat" ] &&
+		! grep -qx "sched_feature: $feat on" "$(dirname "$con")/bench-kernel.txt" 2>/dev/null; then
+		avail=false note="sched feature $feat not set in this boot (not in this kernel?), nothing ran"
 	fi
 	ret=${ret:--}
 }
@@ -287,8 +304,8 @@ for m in $modes; do
 	con=$(boots "$md" | head -1)/console.log
 	build=$(sed -n 's/.*Linux version \([^ ]*\) .* \(#[0-9][0-9]*\) .*/\1 \2/p' "$con" 2>/dev/null | head -1)
 	# No empty fields: read with IFS=tab would merge them.
-	append=$(param "append_$m") md5=$(param "bzimage_md5_$m")
-	echo "$m	$result	$avail	$state	${append:--}	$note	${build:--}	${md5:--}	$ret" >> "$T/modes"
+	append=$(param "append_$m") md5=$(param "bzimage_md5_$m") feat=$(param "sched_feature_$m")
+	echo "$m	$result	$avail	$state	${append:--}	$note	${build:--}	${md5:--}	$ret	${feat:--}" >> "$T/modes"
 done
 cp "$T/modes" "$res/modes.tsv"
 
@@ -316,7 +333,8 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 	echo "    \"boots\": $nboots,"
 	echo "    \"burn_us\": $(param burn_us),"
 	echo "    \"quick\": $([ "$(param quick)" = 1 ] && echo true || echo false),"
-	echo "    \"hackbench\": $(jstr "$(param hackbench)")"
+	echo "    \"hackbench\": $(jstr "$(param hackbench)"),"
+	echo "    \"messaging\": $(jstr "$(param messaging)")"
 	echo '  },'
 	echo '  "system": {'
 	echo "    \"git_head\": $(jstr "$(param git_head)"),"
@@ -330,7 +348,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 	echo '  },'
 	echo '  "modes": ['
 	n=$(wc -l < "$T/modes") i=0
-	while IFS='	' read -r m result avail state append note build md5 ret; do
+	while IFS='	' read -r m result avail state append note build md5 ret feat; do
 		i=$((i + 1))
 		hl=$(param "hostload_$m" | sed 's/ /, /')
 		# Each boot: its folder, guest result and host load.
@@ -341,8 +359,9 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 				"$(jstr "$(guest_result "$bd")")" "$([ -n "$l" ] && echo "[$l]" || echo null)"
 		done | paste -sd, - | sed 's/},{/}, {/g')
 		con=$(boots "$res/$m" | head -1)/console.log
-		printf '    {"name": %s, "append": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "host_load": %s, "console_log": %s, "boots": [%s]}' \
-			"$(jstr "$m")" "$(jstr "${append#-}")" "$(jstr "$result")" "$avail" "$(jstr "$state")" \
+		printf '    {"name": %s, "append": %s, "sched_feature": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "host_load": %s, "console_log": %s, "boots": [%s]}' \
+			"$(jstr "$m")" "$(jstr "${append#-}")" "$([ "$feat" = - ] && echo null || jstr "$feat")" \
+			"$(jstr "$result")" "$avail" "$(jstr "$state")" \
 			"$([ "$ret" = - ] && echo null || jstr "$ret")" \
 			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$([ -n "$hl" ] && echo "[$hl]" || echo null)" "$(jstr "${con#"$res"/}")" "$bj"
 		[ $i = "$n" ] && echo || echo ,
@@ -356,7 +375,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 		case $s in
 		rename) metric=rename ;;
 		cyclictest*) metric=wakeup_latency ;;
-		hackbench) metric=run_time ;;
+		hackbench|messaging) metric=run_time ;;
 		esac
 		echo '    {'
 		echo "      \"mode\": $(jstr "$m"), \"scenario\": $(jstr "$s"), \"metric\": \"$metric\", \"unit\": \"$unit\","
@@ -387,7 +406,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 	echo '}'
 } > "$res/summary.json"
 
-# The table: times in ms (hackbench: seconds per run, also ms).
+# The table: times in ms (hackbench, messaging: the time per run, also ms).
 {
 	echo "# proxyexec bench $(param created)  $(param kernel_release)  git $(param git_head | cut -c1-12)"
 	case $clock in
@@ -407,7 +426,8 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 		echo "# WARNING: the modes booted different kernel builds: $(awk -F'\t' '$7 != "-"' "$T/modes" | cut -f1,7 | tr '\t\n' ' ')"
 	[ "$(sed -n 's/^bzimage_md5_[^=]*=//p' "$res/params.txt" | sort -u | wc -l)" -le 1 ] ||
 		echo "# WARNING: the bzImage changed between boots (params.txt: bzimage_md5_*)"
-	while IFS='	' read -r m result avail state append note build md5 ret; do
+	while IFS='	' read -r m result avail state append note build md5 ret feat; do
+		[ "$feat" = - ] || [ "$avail" = false ] || echo "# mode $m: sched feature $feat set in the guest before the scenarios"
 		[ "$note" = - ] || echo "# mode $m*: $note"
 		[ "$result" = ok ] && continue
 		for bd in $(boots "$res/$m"); do
@@ -420,7 +440,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 		function pc(v) { return v == "-" ? "-" : sprintf("%.0f%%", v * 100) }
 		function x(v) { return v == "-" ? "-" : v < 0.01 ? sprintf("%.4f", v) : v < 0.1 ? sprintf("%.3f", v) : sprintf("%.2f", v) }
 		BEGIN {
-			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", "scenario", "mode", "count", "p50", "p99", "p99.9", "max", "p50/off", "p99/off", "max/off"
+			printf "%-16s %-10s %7s %9s %9s %9s %9s %7s %7s %7s", "scenario", "mode", "count", "p50", "p99", "p99.9", "max", "p50/off", "p99/off", "max/off"
 			if (rep > 1) printf " %16s %17s", "p99 min..max", "spread p50/p99/max"
 			printf "  %s\n", "status"
 		}
@@ -429,7 +449,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 			prev = $2
 			st = $3 == "ok" ? "ok" ($17 == "-" ? "" : " (" $17 ")") : ($3 == "partial" ? "PARTIAL " : "FAILED ") $17 " (" $16 ")"
 			mode = index(na, " " $1 " ") ? $1 "*" : $1
-			printf "%-16s %-8s %7s %9s %9s %9s %9s %7s %7s %7s", $2, mode, $6, ms($7), ms($8), ms($9), ms($10), x($13), x($14), x($15)
+			printf "%-16s %-10s %7s %9s %9s %9s %9s %7s %7s %7s", $2, mode, $6, ms($7), ms($8), ms($9), ms($10), x($13), x($14), x($15)
 			if (rep > 1) printf " %16s %17s", ms($11) ".." ms($12), pc($18) "/" pc($19) "/" pc($20)
 			printf "  %s\n", st
 		}' "$res/summary.tsv"
@@ -451,13 +471,15 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 			goal("cyclictest p99 current/off", "cyclictest", "p99", 1.1)
 			goal("cyclictest max current/off", "cyclictest", "max", 1.1)
 			goal("hackbench median current/off", "hackbench", "p50", 1.10)
+			goal("messaging median current/off", "messaging", "p50", 1.02)
 			if (v4ok == "") { print "#   current vs v4: v4 not run"; exit }
 			if (v4ok != "true") { print "#   current vs v4: v4 not available in this kernel"; exit }
 			for (i = 1; i <= n; i++) {
 				s = ord[i]; if (done[s]++) continue
-				a = r["current", s, s == "hackbench" ? "p50" : "p99"]; b = r["v4", s, s == "hackbench" ? "p50" : "p99"]
+				f = s == "hackbench" || s == "messaging" ? "p50" : "p99"
+				a = r["current", s, f]; b = r["v4", s, f]
 				if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) continue
-				printf "#   %-32s %7.3f  (goal <= 1)  %s\n", s " " (s == "hackbench" ? "median" : "p99") " current/v4", a / b, a / b <= 1 ? "met" : "NOT MET"
+				printf "#   %-32s %7.3f  (goal <= 1)  %s\n", s " " (f == "p50" ? "median" : "p99") " current/v4", a / b, a / b <= 1 ? "met" : "NOT MET"
 			}
 		}' "$res/summary.tsv"
 } > "$res/summary.txt"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Overview: each scenario's p99 (hackbench: median run time) relative to
+# Overview: each scenario's p99 (hackbench, messaging: median run time) relative to
 # the off mode, one bar per mode, log axis; 1 = no change, 0.1 = the
 # inversion goal.  Called by plots/plot.sh:
 #   out='PNG' title='...' data='FILE' ncols=N colors='#rgb ...' ymin=R ymax=R
@@ -10,7 +10,7 @@ set output out
 set title title
 set logscale y
 set format y '%g'
-set ylabel 'p99 / p99 of off (log; hackbench: median time)'
+set ylabel 'p99 / p99 of off (log; hackbench, messaging: median time)'
 set grid ytics
 set key top right box opaque autotitle columnhead
 set style data histograms

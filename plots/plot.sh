@@ -4,13 +4,15 @@
 #   <scenario>-hist.png  the modes' latency histograms overlaid, log counts
 #   <scenario>-cdf.png   CDFs (left) and p50/p99/p99.9/max bars (right)
 #   hackbench-runs.png   each run's time per mode, the median as a bar
+#   messaging-runs.png   the same for perf bench sched messaging
 #   overview.png         p99 of every scenario relative to off, per mode
+#                        (hackbench, messaging: the median time)
 #
 # Usage: plots/plot.sh RESULTS_DIR
 #
 # Needs summary.tsv (bench/summarize.sh) and each <mode>/<scenario>/all.hist.
-# hackbench gets <scenario>-runs.png instead: every run's time per mode
-# and the median.
+# hackbench and messaging get <scenario>-runs.png instead: every run's
+# time per mode and the median.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# = 1 ] && [ -f "$1/summary.tsv" ] || {
@@ -43,8 +45,10 @@ label() {
 
 # One colour per mode in every figure.
 color() {
-	case $1 in off) echo '#d62728' ;; v4) echo '#ff7f0e' ;; *) echo '#2ca02c' ;; esac
+	case $1 in off) echo '#d62728' ;; v4) echo '#ff7f0e' ;; v6handoff) echo '#9467bd' ;; *) echo '#2ca02c' ;; esac
 }
+# Scenarios measured as a time per run (a few runs, not a distribution).
+timed() { case $1 in hackbench|messaging) true ;; *) false ;; esac; }
 
 n=0
 for s in $scenarios; do
@@ -62,18 +66,18 @@ for s in $scenarios; do
 	[ -n "$files" ] || { echo "plot: $s: no histograms, skipped" >&2; continue; }
 	xl='latency (ms, log)'
 	case $s in
-	hackbench) xl='run time (ms, log)' ;;
+	hackbench|messaging) xl='run time (ms, log)' ;;
 	rename) xl='rename() time (ms, log)' ;;
 	cyclictest*) xl='wake-up latency (ms, log)' ;;
 	*) xl='waiter lock wait (ms, log)' ;;
 	esac
-	if [ "$s" != hackbench ]; then
+	if ! timed "$s"; then
 		gnuplot -e "out='$pd/$s-hist.png'; title='$s: latency histogram per mode ($stamp)'; files='$files'; names='$names'; colors='$colors'; xlabel='$xl'" \
 			"$here/hist.gp"
 	fi
 	ymin=$(awk '{ for (f = 2; f <= 5; f++) if ($f > 0.001 && (m == "" || $f < m)) m = $f }
 		END { e = 1; if (m == "") m = 1; while (e > m) e /= 10; while (e * 10 <= m) e *= 10; print e / 10 }' "$pd/$s.pct")
-	if [ "$s" = hackbench ]; then
+	if timed "$s"; then
 		# Few runs: the runs themselves, not a distribution.
 		: > "$pd/$s.runs"; : > "$pd/$s.med"
 		k=0
@@ -95,8 +99,14 @@ for s in $scenarios; do
 	n=$((n + 1))
 done
 
-# overview.dat: scenario, then each mode's p99 ratio (hackbench: p50) to off.
-omodes=$(echo "$modes" | tr ' ' '\n' | grep -vx off | tr '\n' ' ')
+# overview.dat: scenario, then each mode's p99 ratio (hackbench, messaging:
+# p50) to off; a mode without any ratio (all its scenarios failed) is left
+# out, gnuplot cannot draw an empty column.
+has_ratio() {
+	awk -F'\t' -v m="$1" '$1 == m && ($2 == "hackbench" || $2 == "messaging" ? $13 : $14) != "-" { f = 1 }
+		END { exit !f }' "$res/summary.tsv"
+}
+omodes=$(for m in $modes; do [ "$m" = off ] || ! has_ratio "$m" || echo "$m"; done | tr '\n' ' ')
 ocolors=$(for m in $omodes; do color "$m"; done | tr '\n' ' ')
 [ -n "$omodes" ] || { echo "plot: only off: no overview" >&2; exit 0; }
 echo " $modes " | grep -q ' off ' ||
@@ -109,7 +119,7 @@ echo " $modes " | grep -q ' off ' ||
 		printf '%s' "$s"
 		for m in $omodes; do
 			awk -F'\t' -v m="$m" -v s="$s" '$1 == m && $2 == s {
-				r = s == "hackbench" ? $13 : $14; printf " %s", r == "-" ? "NaN" : r }' "$res/summary.tsv"
+				r = s == "hackbench" || s == "messaging" ? $13 : $14; printf " %s", r == "-" ? "NaN" : r }' "$res/summary.tsv"
 		done
 		echo
 	done

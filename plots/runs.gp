@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Throughput runs (hackbench): every run's time as a dot per mode, the
+# Throughput runs (hackbench, messaging): every run's time as a dot per mode, the
 # median as a bar; linear axis from 0.  Called by plots/plot.sh:
 #   out='PNG' title='...' runs='FILE' med='FILE' ylabel='...' nmodes=N
 # runs: "index label ms rgb" per run; med: "index label median_ms rgb",
