@@ -2,6 +2,11 @@
 /*
  * proxytop: every sched_proxy event, counted system-wide, plus per
  * donor/owner pair donor runtime, picks, deepest chain and migrations.
+ *
+ * The user side (tools/proxytop*.c) reads, never clears: the cumulative
+ * pairs map (struct px_pair, filtered by -p/-c), the per-CPU open stretch
+ * (struct px_stretch) and the per-CPU system-wide struct px_counters
+ * (types in pxtypes.h); rates are differences between two snapshots.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -9,7 +14,6 @@
 #include <bpf/bpf_tracing.h>
 #define PX_WANT_PAIR_MAPS
 #include "pxbpf.h"
-#include "proxytop.h"
 
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;

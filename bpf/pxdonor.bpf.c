@@ -4,6 +4,11 @@
  * donor's (scheduling context's) behalf.  A proxy stretch opens at a
  * sched_proxy_switch with next != next_donor and closes at the next
  * sched_proxy_switch on the same CPU.
+ *
+ * Maps (types in pxtypes.h, shared with tools/pxdonor.c): the cumulative
+ * pairs map (struct px_pair), the per-CPU open stretch (struct
+ * px_stretch), per-CPU struct px_counters and one struct px_hist of
+ * completed stretch lengths, which the user side clears each interval.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -11,7 +16,6 @@
 #include <bpf/bpf_tracing.h>
 #define PX_WANT_PAIR_MAPS
 #include "pxbpf.h"
-#include "pxdonor.h"
 
 const volatile __u32 targ_tgid = 0;
 const volatile __u64 targ_cgid = 0;

@@ -87,8 +87,11 @@ $(PX_BPF_VMLINUX):
 	@echo "bpf.mk: $@ missing: build the lean kernel first (kernel/build.sh lean)" >&2
 	@false
 
+# A tool's own header (tools/foo.h: the types its BPF program and user
+# side share beyond bpf/pxtypes.h) is optional.
+.SECONDEXPANSION:
 $(PX_BPF_OBJS): $(PX_BPF_OUT)/%.bpf.o: $(PX_BPF_TOP)/bpf/%.bpf.c \
-		$(PX_BPF_OUT)/vmlinux.h $(PX_BPF_HDRS) $(PX_BPF_TOP)/tools/%.h
+		$(PX_BPF_OUT)/vmlinux.h $(PX_BPF_HDRS) $$(wildcard $(PX_BPF_TOP)/tools/$$*.h)
 	$(PX_BPF_MSG) BPF $@
 	$(PX_BPF_Q)$(BPF_CLANG) $(PX_BPF_CFLAGS) -c $< -o $@
 
@@ -98,7 +101,7 @@ $(PX_BPF_SKELS): $(PX_BPF_OUT)/%.skel.h: $(PX_BPF_OUT)/%.bpf.o
 	$(PX_BPF_Q)mv $@.tmp $@
 
 $(PX_BPF_UOBJS): $(PX_BPF_OUT)/%.o: $(PX_BPF_TOP)/tools/%.c $(PX_BPF_OUT)/%.skel.h \
-		$(PX_BPF_TOP)/tools/%.h $(PX_BPF_TOP)/tools/pxbpf_user.h \
+		$$(wildcard $(PX_BPF_TOP)/tools/$$*.h) $(PX_BPF_TOP)/tools/pxbpf_user.h \
 		$(PX_BPF_HDRS) $(PX_BPF_TOP)/tools/lib/pxutil.h
 	$(PX_BPF_MSG) CC $@
 	$(PX_BPF_Q)$(CC) $(PX_BPF_UCFLAGS) -c $< -o $@

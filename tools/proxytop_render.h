@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "proxytop.h"
 #include "pxbpf_user.h"
 
 /* The user side's state shared by proxytop.c and proxytop_render.c. */

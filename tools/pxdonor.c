@@ -17,7 +17,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "pxdonor.h"
 #include "pxdonor.skel.h"
 #include "pxbpf_user.h"
 #include "pxutil.h"
