@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The test runner: host unit tests, then in-guest tests, one boot per group.
 #
-# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep]
+# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep] [--update-expected]
 #   --only REGEX   only unit tests / test scripts whose file name matches
 #   --kernel K     only the boots of kernel K (host unit tests still run)
 #   --keep         keep all old result folders (default: the newest 10)
+#   --update-expected  write the checks each guest script reported in each
+#                  of its boots into tests/expected/SCRIPT.txt (see below)
 #
 # Host: every executable build/tests/unit/* is run, then every executable
 # tests/host/*.sh (checks of the repository on the host, e.g. checkpatch;
@@ -21,7 +23,11 @@
 # them in name order.  A test prints "ok NAME", "not ok NAME - reason" or,
 # for a check that cannot run there, "skip NAME - reason", and exits
 # non-zero if any failed.  After each boot the console log is scanned for
-# kernel badness: the test "kernel-log-clean".
+# kernel badness: the test "kernel-log-clean".  tests/expected/SCRIPT.txt
+# declares the checks a guest script reports in each of its boots, one
+# "[BOOT] NAME" a line: a declared check that was not reported FAILs, and
+# so does one reported but not declared (a new check is declared with the
+# change that adds it: --update-expected).
 #
 # Output: "PASS [boot] NAME", "FAIL [boot] NAME - reason" or "SKIP [boot]
 # NAME - reason" (a check that did not run: not a failure, but never left
@@ -33,11 +39,12 @@
 # build/test-results/<date-time>/.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage() { [ $# -gt 0 ] && echo "tests: $*" >&2; sed -n '4,7s/^# \{0,1\}//p' "$0" >&2; exit 2; }
-only=. kernel='' keep=''
+usage() { [ $# -gt 0 ] && echo "tests: $*" >&2; sed -n '4,9s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+only=. kernel='' keep='' update_expected=''
 while test $# -gt 0; do
 	case $1 in
 	--only) [ $# -ge 2 ] || usage "--only needs a pattern"; only=$2; shift ;;
+	--update-expected) update_expected=1 ;;
 	--kernel) echo "${2-}" | grep -qxE 'lean|debug' || usage "--kernel lean|debug"; kernel=$2; shift ;;
 	--keep) keep=1 ;;
 	-h|--help) usage ;;
@@ -71,6 +78,33 @@ parse() {
 	elif [ "$4" != 0 ] && ! grep -q '^not ok ' "$1"; then report "FAIL [$2] $3 - exited with status $4"
 	elif [ "$n" -eq 0 ]; then report "FAIL [$2] $3 - printed no ok/not ok/skip line"
 	fi
+}
+
+# expect_checks LOG BOOT SCRIPT: the checks SCRIPT reported in LOG against
+# those tests/expected/SCRIPT.txt declares for BOOT (a set: a name may be
+# reported several times); --update-expected rewrites BOOT's lines there.
+expect_checks() {
+	exp=$top/tests/expected/$3.txt
+	sed -n -e 's/^not ok \([^ ]*\).*/\1/p' -e 's/^\(ok\|skip\|xfail\|xpass\) \([^ ]*\).*/\2/p' "$1" |
+		LC_ALL=C sort -u | sed "s/^/[$2] /" > "$1.checks"
+	if [ -n "$update_expected" ]; then
+		mkdir -p "$top/tests/expected"
+		{ awk -v b="[$2] " 'index($0, b) != 1' "$exp" 2>/dev/null; cat "$1.checks"; } |
+			LC_ALL=C sort > "$exp.tmp"
+		mv "$exp.tmp" "$exp"
+		return 0
+	fi
+	if [ ! -f "$exp" ]; then
+		report "FAIL [$2] $3 - no tests/expected/$3.txt declares its checks (tests/run.sh --update-expected)"
+		return 0
+	fi
+	awk -v b="[$2] " 'index($0, b) == 1' "$exp" | LC_ALL=C sort -u > "$1.declared"
+	LC_ALL=C comm -23 "$1.declared" "$1.checks" | while IFS= read -r l; do
+		report "FAIL $l - declared in tests/expected/$3.txt, not reported"
+	done
+	LC_ALL=C comm -13 "$1.declared" "$1.checks" | while IFS= read -r l; do
+		report "FAIL $l - reported, not declared in tests/expected/$3.txt"
+	done
 }
 
 # scan_console CONSOLE BADNESS NAME: kernel badness in CONSOLE, as
@@ -256,9 +290,11 @@ collect_group() {
 		tail -n 40 "$dir/console.log" 2>/dev/null | sed 's/^/    /' >&2 || true ;;
 	ok)
 		for s in "$@"; do
-			n=$(basename "${s#*:}" .sh)
-			if [ -f "$dir/$n.rc" ]; then parse "$dir/$n.log" "$label" "$n.sh" "$(cat "$dir/$n.rc")"
-			else report "FAIL [$label] $n.sh - never ran"; fi
+			sn=$(basename "${s#*:}" .sh)
+			if [ -f "$dir/$sn.rc" ]; then
+				parse "$dir/$sn.log" "$label" "$sn.sh" "$(cat "$dir/$sn.rc")"
+				expect_checks "$dir/$sn.log" "$label" "$sn"
+			else report "FAIL [$label] $sn.sh - never ran"; fi
 		done ;;
 	*)
 		for s in "$@"; do report "FAIL [$label] $(basename "${s#*:}") - guest did not run: $(tail -1 "$dir/run.log")"; done
@@ -322,6 +358,26 @@ if [ -s "$res/groups-parallel" ]; then
 		group_dir "$k" "$args" "$cpus" "$par"
 		collect_group
 	done < "$res/groups-parallel"
+fi
+
+# Declared boots that are not planned any more (a pxtest-boot line went):
+# checked when every boot of a script ran (no --kernel).
+if [ -z "$kernel" ] && [ -z "$update_expected" ]; then
+	while IFS='|' read -r k args cpus _ s par; do
+		l=$k${args:+ $args}
+		[ "$cpus" = 2 ] || l="$l cpus=$cpus"
+		[ "$par" = 0 ] || l="$l parallel"
+		echo "${s%.sh}|[$l]"
+	done < "$res/plan" | LC_ALL=C sort -u > "$res/planned-boots"
+	for n in $(cut -d'|' -f1 "$res/planned-boots" | uniq); do
+		e=$top/tests/expected/$n.txt
+		[ -f "$e" ] || continue
+		grep "^$n|" "$res/planned-boots" | cut -d'|' -f2 > "$res/planned.$n"
+		sed 's/\] .*/]/' "$e" | LC_ALL=C sort -u | LC_ALL=C comm -23 - "$res/planned.$n" |
+			while IFS= read -r l; do
+				report "FAIL $l $n.sh - declared in tests/expected/$n.txt, but the script has no such boot"
+			done
+	done
 fi
 
 if [ -z "$keep" ]; then
