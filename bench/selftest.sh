@@ -55,13 +55,17 @@ run() {
 	[ ! -e "$results" ] || results=$results.$$
 	rc=0
 	start=$(date +%s)
-	"$top/bench/run.sh" "$@" --out "$results" > "$base/last.log" 2>&1 < /dev/null || rc=$?
-	cp "$base/last.log" "$results/run.log" 2>/dev/null || true
+	# A log per run: two self-tests at once (make check beside a manual
+	# run) must not write into each other's.
+	log=$results.log
+	"$top/bench/run.sh" "$@" --out "$results" > "$log" 2>&1 < /dev/null || rc=$?
+	cp "$log" "$base/last.log" 2>/dev/null || true
+	! mv "$log" "$results/run.log" 2>/dev/null || log=$results/run.log
 	echo "# $name: bench/run.sh $* took $(($(date +%s) - start)) s"
 	if [ "$rc" = 0 ]; then
 		ok "$name/quick-runs"
 	else
-		notok "$name/quick-runs" "bench/run.sh $* exited $rc: $(grep -E 'FAILED|hung|panic|bench: ' "$base/last.log" | tail -3 | tr '\n' ' ')(log $results/run.log)"
+		notok "$name/quick-runs" "bench/run.sh $* exited $rc: $(grep -E 'FAILED|hung|panic|bench: ' "$log" | tail -3 | tr '\n' ' ')(log $log)"
 	fi
 }
 
