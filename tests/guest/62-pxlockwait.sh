@@ -149,14 +149,15 @@ if start rt pxlockwait -j --min 200 -c inversion; then
 	# Each wait against the lab's own wait_ns of that acquisition (in
 	# order).  The lab times all of mutex_lock_killable(), a superset of
 	# contention_begin..end: never less (100 us slack for the clocks), and
-	# mostly within 10% + 300 us (the fast path, the way back, first-time
-	# TCG translation).  Seen on a 4-vCPU guest: 4 of 10 acquisitions
-	# 0.9-11 ms longer in the lab than in the mutex, time spent outside
-	# the mutex's slowpath, so only half must be close.
+	# in all at least half of the lab's time (the fast path, the way back,
+	# first-time TCG translation come on top).  Per wait the difference
+	# is not small under host load: seen 0.1-6.9 ms (9 of 10 waits more
+	# than 10% + 300 us apart, the waits' sums 48.6 vs 79.0 ms) while the
+	# host ran other work, 4 of 10 on a quieter one.
 	bad=$(awk 'NR == FNR { s[FNR] = $1; next } {
 		if (!(FNR in s) || $1 > s[FNR] + 100000) { print FNR ": " $1 " > " s[FNR]; exit }
-		if (s[FNR] - $1 <= s[FNR] / 10 + 300000) near++; n++
-	} END { if (n && near * 2 < n) print near " of " n " within 10% + 300 us" }' \
+		ev += $1; lab += s[FNR]
+	} END { if (ev * 2 < lab) print "pxlockwait " ev " ns in all, under half the lab'"'"'s " lab " ns" }' \
 		"$T/rt.samples" "$T/rt.ev")
 	if [ "$n" -eq "$(grep -c . "$T/rt.samples")" ] && [ -z "$bad" ]; then ok "$P/rt/wait-time"
 	else notok "$P/rt/wait-time" "pxlockwait vs lab wait_ns: ${bad:-$n events, $(grep -c . "$T/rt.samples") samples}"; fi
