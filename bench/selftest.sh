@@ -9,8 +9,8 @@
 #   run.sh options one run with these instead of the default two
 #                  (e.g. -- --quick --cpus 2)
 #
-# The default runs: "bench", bench/run.sh --quick (every mode and
-# scenario, host clock, one boot per mode); "bench-icount", bench/run.sh
+# The default runs: "bench", bench/run.sh --quick --clock host (every
+# mode and scenario, one boot per mode); "bench-icount", bench/run.sh
 # ICOUNT_RUN (virtual time, two interleaved repeats).
 #
 # Checks, per run: the run exits 0; every file exists for each mode, boot
@@ -339,7 +339,7 @@ elif [ $# -gt 0 ]; then
 	run bench '' "$@"
 	check bench "$results"
 else
-	run bench '' --quick
+	run bench '' --quick --clock host
 	check bench "$results"
 	# shellcheck disable=SC2086 # options, split on purpose
 	run bench-icount -icount $icount_run
