@@ -211,11 +211,17 @@ done > "$res/plan"
 
 awk -F'|' '!seen[$1 FS $2 FS $3 FS $6]++ { print $1 "|" $2 "|" $3 "|" $6 }' "$res/plan" > "$res/groups"
 
+# boot_label K ARGS CPUS PAR: the boot's name in the output, "lean cpus=4".
+boot_label() {
+	l=$1${2:+ $2}
+	[ "$3" = 2 ] || l="$l cpus=$3"
+	[ "$4" = 0 ] || l="$l parallel"
+	echo "$l"
+}
+
 # group_dir K ARGS CPUS PAR: sets label and dir, writes $dir/plan.
 group_dir() {
-	label=$1${2:+ $2}
-	[ "$3" = 2 ] || label="$label cpus=$3"
-	[ "$4" = 0 ] || label="$label parallel"
+	label=$(boot_label "$@")
 	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.-' '_' | sed 's/_*$//')
 	mkdir -p "$dir"
 	awk -F'|' -v k="$1" -v a="$2" -v c="$3" -v p="$4" '$1 == k && $2 == a && $3 == c && $6 == p' \
@@ -364,10 +370,7 @@ fi
 # checked when every boot of a script ran (no --kernel).
 if [ -z "$kernel" ] && [ -z "$update_expected" ]; then
 	while IFS='|' read -r k args cpus _ s par; do
-		l=$k${args:+ $args}
-		[ "$cpus" = 2 ] || l="$l cpus=$cpus"
-		[ "$par" = 0 ] || l="$l parallel"
-		echo "${s%.sh}|[$l]"
+		echo "${s%.sh}|[$(boot_label "$k" "$args" "$cpus" "$par")]"
 	done < "$res/plan" | LC_ALL=C sort -u > "$res/planned-boots"
 	for n in $(cut -d'|' -f1 "$res/planned-boots" | uniq); do
 		e=$top/tests/expected/$n.txt

@@ -60,7 +60,7 @@ kill_case() {
 	sleep 0.5
 	n=$(lab_held)
 	[ "$n" = 0 ] && ok "kill/$name" ||
-		notok "kill/$name" "$n lab mutexes still held after killing the $who: $(awk '!/^#/ && $2 != 0' $PX_LAB_STATE | tr '\n' ' ')"
+		notok "kill/$name" "$n lab mutexes still held after killing the $who: $(lab_held_list | tr '\n' ' ')"
 }
 
 kill_case chain-mid-owner holder:1 1 chain -D 3 -c 0-3 --spread -b 1000

@@ -221,7 +221,7 @@ json_sane "$T/rename.json" && [ "$(jfield "$T/rename.json" count latency)" = 300
 	ok lab/renamedemo-json || notok lab/renamedemo-json "count is not 300"
 
 # Nothing may stay held or configured after the workloads.
-held=$(awk '!/^#/ && $2 != 0' /sys/kernel/debug/proxylab_state 2>/dev/null | wc -l)
+held=$(lab_held)
 [ "$held" = 0 ] && ok lab/nothing-held-after || notok lab/nothing-held-after "$held mutexes held"
 [ ! -d /sys/fs/cgroup/pxinv-bg ] && [ ! -d /sys/fs/cgroup/pxrename-bg ] &&
 	ok lab/cgroups-removed || notok lab/cgroups-removed "workload cgroup left behind"

@@ -4,13 +4,14 @@
 # taskchange changes the affinity (sched_setaffinity), the policy
 # (SCHED_OTHER, BATCH, IDLE, FIFO, DEADLINE: sched_setattr), the nice value
 # and the cgroup (into a group throttled by cpu.max) of every task of a
-# running inversion, undoing each change right after -- waiters (donors) while they sleep
-# on the lab mutex, owners while donors run them -- in a cross-CPU
-# inversion (donor migration), a spread chain (migrated mid-chain donors)
-# and a sleeping owner (parked donors).  Every run must still complete
-# with consistent counts, every kind of change must have been applied and
-# undone, enough of them to a task in D, no lab mutex may stay held, and the runner's console scan finds no WARN (the
-# debug kernel checks the blocked_on invariants and lockdep).
+# running inversion, undoing each change right after -- waiters (donors)
+# while they sleep on the lab mutex, owners while donors run them -- in a
+# cross-CPU inversion (donor migration), a spread chain (migrated
+# mid-chain donors) and a sleeping owner (parked donors).  Every run must
+# still complete with consistent counts, every kind of change must have
+# been applied and undone, enough of them to a task in D, no lab mutex may
+# stay held, and the runner's console scan finds no WARN (the debug kernel
+# checks the blocked_on invariants, lockdep and the DEADLINE bandwidth).
 #
 # Usage: sh 63-change-blocked.sh   (in the guest)
 # pxtest-boot: lean
@@ -32,7 +33,7 @@ fi
 # A throttled group: 5 ms per 100 ms.
 thr=''
 if mkdir -p $CG/pxchg-throttled 2>/dev/null && echo '5000 100000' > $CG/pxchg-throttled/cpu.max; then
-	thr=$CG/pxchg-throttled
+	thr=pxchg-throttled
 else
 	echo "# no cpu.max here: cgroup moves left out"
 fi
@@ -73,7 +74,8 @@ run_case() {
 	check "change/$name-every-kind-applied" "$kinds kinds, never applied:$never" \
 		[ -z "$never" -a "$kinds" -ge 8 ]
 	sleep 0.5
-	check "change/$name-nothing-held" "$(lab_held) lab mutexes held after the run" [ "$(lab_held)" = 0 ]
+	held=$(lab_held)
+	check "change/$name-nothing-held" "$held lab mutexes held after the run" [ "$held" = 0 ]
 }
 
 run_case xcpu xcpu -c 0,1 -b 2000

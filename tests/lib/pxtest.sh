@@ -65,8 +65,10 @@ json_sane() {
 PX_LAB_STATE=/sys/kernel/debug/proxylab_state
 # lab_holder INDEX: the pid holding lab mutex INDEX (0: free).
 lab_holder() { awk -v i="$1" '$1 == i { print $2 }' $PX_LAB_STATE; }
+# lab_held_list: the state lines of the held lab mutexes.
+lab_held_list() { awk '!/^#/ && $2 != 0' $PX_LAB_STATE 2>/dev/null; }
 # lab_held: how many lab mutexes are held.
-lab_held() { awk '!/^#/ && $2 != 0' $PX_LAB_STATE | wc -l; }
+lab_held() { lab_held_list | wc -l; }
 # lab_acquisitions: acquisitions of all lab mutexes since boot.
 lab_acquisitions() { awk '!/^#/ { n += $3 } END { print n + 0 }' $PX_LAB_STATE 2>/dev/null; }
 # task_state PID: its state letter (R, S, D, ...), nothing once gone.

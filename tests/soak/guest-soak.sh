@@ -375,7 +375,7 @@ if [ "$warn_delta" = none ]; then skip soak/warn-count "no /sys/kernel/warn_coun
 elif [ "$warn_delta" = 0 ]; then ok soak/warn-count
 else notok soak/warn-count "warn_count rose by $warn_delta ($warn0 -> $warn1) during the soak"
 fi
-held=$(awk '!/^#/ && $2 != 0' /sys/kernel/debug/proxylab_state 2>/dev/null | wc -l)
+held=$(lab_held)
 [ "$held" = 0 ] && [ ! -d /sys/fs/cgroup/pxinv-bg ] && [ ! -d /sys/fs/cgroup/pxrename-bg ] &&
 	ok soak/lab-clean-after || notok soak/lab-clean-after "$held lab mutexes held or a workload cgroup left"
 finish
