@@ -49,7 +49,7 @@ struct task {
 	struct px_sched_attr	attr;	/* its own, to return to */
 	cpu_set_t		mask;
 	int			nice;
-	char			cgroup[PATH_MAX];
+	char			cgroup[PATH_MAX];	/* under the cgroup2 root */
 };
 
 struct count {
@@ -82,7 +82,7 @@ static const char doc[] =
 "\n"
 "EXAMPLES:\n"
 "  taskchange -d 4s -w $inv $(pgrep -P $inv)   # the tasks of a running inversion\n"
-"  taskchange -g /sys/fs/cgroup/slow 1234      # also into a cpu.max group and back\n"
+"  taskchange -g slow 1234     # also into /sys/fs/cgroup/slow (cpu.max) and back\n"
 "\n"
 "Prints one line per kind of change (applied, blocked = applied while the task\n"
 "was in D, refused, undo_failed) and a total.  Exit: 0; 1 a task was not there\n"
@@ -91,7 +91,7 @@ static const char doc[] =
 static const struct argp_option options[] = {
 	{ "duration", 'd', "DURATION", 0, "how long (default 4s; unit ns/us/ms/s, default s)", 0 },
 	{ "interval", 'i', "INTERVAL", 0, "pause after each change and undo (default 200us; default unit us)", 0 },
-	{ "cgroup", 'g', "PATH", 0, "cgroup directory to move the tasks into and back", 0 },
+	{ "cgroup", 'g', "NAME", 0, "cgroup (under the cgroup2 root) to move the tasks into and back", 0 },
 	{ "watch", 'w', "PID", 0, "stop when this process exits", 0 },
 	{ "kinds", 'k', "LIST", 0, "only these kinds of change (comma list: affinity-all, affinity-away, nice, other, batch, idle, fifo, deadline, cgroup)", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "show the full help", 0 },
@@ -153,32 +153,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* The cgroup directory of @pid ("0::/path" in /proc/PID/cgroup). */
+/* @pid's cgroup under the cgroup2 root ("0::/path" in /proc/PID/cgroup). */
 static int task_cgroup(int pid, char *buf, size_t len)
 {
 	char path[64], line[PATH_MAX];
-	const char *root = px_cgroup_root();
 	int ret;
 
-	if (!root)
-		return -ENOENT;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	ret = px_read_line(path, line, sizeof(line));
 	if (ret)
 		return ret;
 	if (strncmp(line, "0::", 3))
 		return -EINVAL;
-	snprintf(buf, len, "%s%s", root, line + 3);
+	snprintf(buf, len, "%s", line + 3);
 	return 0;
-}
-
-static int move_to_cgroup(const char *dir, int pid)
-{
-	char path[PATH_MAX + 16], val[16];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(val, sizeof(val), "%d", pid);
-	return px_write_str(path, val);
 }
 
 static int set_affinity(int pid, const cpu_set_t *set)
@@ -245,7 +233,7 @@ static int apply(struct task *t, enum kind k)
 		ret = set_affinity(t->pid, &online);
 		return ret ? ret : px_sched_setattr(t->pid, &dl);
 	case K_CGROUP:
-		return move_to_cgroup(env.cgroup, t->pid);
+		return px_cgroup_attach_pid(env.cgroup, t->pid);
 	default:
 		return -EINVAL;
 	}
@@ -271,7 +259,7 @@ static int undo(struct task *t, enum kind k)
 	case K_NICE:
 		return set_nice(t->pid, t->nice);
 	case K_CGROUP:
-		return move_to_cgroup(t->cgroup, t->pid);
+		return px_cgroup_attach_pid(t->cgroup, t->pid);
 	default:
 		ret = px_sched_setattr(t->pid, &t->attr);
 		return ret ? ret : set_affinity(t->pid, &t->mask);
@@ -319,14 +307,19 @@ static void one_change(struct task *t, enum kind k)
 
 static int save_task(struct task *t)
 {
+	int ret;
+
 	errno = 0;
 	t->nice = getpriority(PRIO_PROCESS, t->pid);
 	if (errno)
 		return -errno;
 	if (sched_getaffinity(t->pid, sizeof(t->mask), &t->mask))
 		return -errno;
-	if (env.cgroup && task_cgroup(t->pid, t->cgroup, sizeof(t->cgroup)))
-		return -errno ?: -EINVAL;
+	if (env.cgroup) {
+		ret = task_cgroup(t->pid, t->cgroup, sizeof(t->cgroup));
+		if (ret)
+			return ret;
+	}
 	return px_sched_getattr(t->pid, &t->attr);
 }
 
