@@ -73,10 +73,12 @@ lab_held() { lab_held_list | wc -l; }
 lab_acquisitions() { awk '!/^#/ { n += $3 } END { print n + 0 }' $PX_LAB_STATE 2>/dev/null; }
 # task_state PID: its state letter (R, S, D, ...), nothing once gone.
 task_state() { sed -n 's/^State:\t\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
-# children_of PID: the pids of its children.
+# children_of PID: the pids of its children.  Through cat: busybox awk
+# stops at the first file it cannot open, and a process that exits between
+# the glob and the read is such a file.
 children_of() {
-	awk -v pp="$1" '{ f = FILENAME; sub(/^.*\) /, ""); if ($2 == pp) { sub(/^\/proc\//, "", f); sub(/\/stat$/, "", f); print f } }' \
-		/proc/[0-9]*/stat 2>/dev/null
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v pp="$1" '{ pid = $1; sub(/^.*\) /, ""); if ($2 == pp) print pid }'
 }
 # lab_waiter_of PID: a child of PID in D that holds no lab mutex (an
 # inversion run's waiter while it waits).
