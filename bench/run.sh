@@ -60,17 +60,9 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() {
-	[ $# -gt 0 ] && echo "bench: $*" >&2
-	sed -n '/^# Usage:/,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-	exit 2
-}
-# checkarg --opt "$value" regex: the value must match the regex.
-checkarg() {
-	[ -n "${2+x}" ] || usage "$1 needs an argument"
-	echo "$2" | grep -qE "$3" || usage "$1: bad argument '$2'"
-}
-die() { echo "bench: $*" >&2; exit 1; }
+cli_prog=bench
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 
 all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench,messaging
@@ -78,18 +70,18 @@ modes=$all_modes scenarios=$all_scen duration='' cpus=2 repeat=1 burn=1000
 quick='' compare='' out='' plots=1 interleave=1 clock=icount
 while test $# -gt 0; do
 	case $1 in
-	--modes) checkarg "$1" "${2-}" '^(off|v4|current|v6handoff)(,(off|v4|current|v6handoff))*$'; modes=$2; shift ;;
-	--scenarios) checkarg "$1" "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench|messaging)(,(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench|messaging))*$'
+	--modes) checkarg "$1" $# "${2-}" '^(off|v4|current|v6handoff)(,(off|v4|current|v6handoff))*$'; modes=$2; shift ;;
+	--scenarios) checkarg "$1" $# "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench|messaging)(,(cfs|rt|dl|chain|xcpu|rename|cyclictest|cyclictest-load|hackbench|messaging))*$'
 		scenarios=$2; shift ;;
-	--duration) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
-	--cpus) checkarg "$1" "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
-	--repeat) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; repeat=$2; shift ;;
-	--burn) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; burn=$2; shift ;;
+	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
+	--cpus) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
+	--repeat) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; repeat=$2; shift ;;
+	--burn) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; burn=$2; shift ;;
 	--no-interleave) interleave='' ;;
-	--clock) checkarg "$1" "${2-}" '^(host|icount(=([0-9]|10))?)$'; clock=$2; shift ;;
+	--clock) checkarg "$1" $# "${2-}" "$clock_re" "$clock_what"; clock=$2; shift ;;
 	--quick) quick=1 ;;
-	--compare) checkarg "$1" "${2-}" '.'; compare=$2; shift ;;
-	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
+	--compare) checkarg "$1" $# "${2-}" '.'; compare=$2; shift ;;
+	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
 	--no-plots) plots='' ;;
 	-h|--help) usage ;;
 	*) usage "unknown option '$1'" ;;
@@ -146,17 +138,13 @@ mode_feature() {
 	esac
 }
 
-# icount alone is shift 0: one instruction, one nanosecond of guest time.
-[ "$clock" != icount ] || clock=icount=0
+clock=$(clock_norm "$clock")
 # Plans are in guest seconds: wall is the wall seconds a guest second of a
 # busy scenario takes, slack how many times its estimate a boot may take
-# before the guest counts as hung.  icount: 1.8-3.5 wall s per guest s
-# measured on an otherwise quiet host, ~10 beside a kernel build (wall time
-# follows the host's load there, guest time does not), so more slack.
-case $clock in
-host) wall=1 slack=3 boot_est=15 ;;
-*) wall=3 slack=5 boot_est=20 ;;
-esac
+# before the guest counts as hung (clock_plan); boot_est the boot's own.
+clock_plan "$clock"
+wall=$clock_wall slack=$clock_slack boot_est=15
+[ "$clock" = host ] || boot_est=20
 
 # Guessed guest seconds of one scenario run, for timeouts and the estimate.
 est() {

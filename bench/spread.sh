@@ -32,27 +32,21 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() {
-	[ $# -gt 0 ] && echo "spread: $*" >&2
-	sed -n '/^# Usage:/,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-	exit 2
-}
-checkarg() {
-	[ -n "${2+x}" ] || usage "$1 needs an argument"
-	echo "$2" | grep -qE "$3" || usage "$1: bad argument '$2'"
-}
-die() { echo "spread: $*" >&2; exit 1; }
+cli_prog=spread
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 
 repeat=5 scenarios='' duration=5 modes=off,v4,current clocks=host,icount out='' table=''
 while test $# -gt 0; do
 	case $1 in
-	--repeat) checkarg "$1" "${2-}" '^([2-9]|[1-9][0-9]+)$'; repeat=$2; shift ;;
-	--scenarios) checkarg "$1" "${2-}" '^[a-z,-]+$'; scenarios=$2; shift ;;
-	--duration) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
-	--modes) checkarg "$1" "${2-}" '^[a-z0-9,]+$'; modes=$2; shift ;;
-	--clocks) checkarg "$1" "${2-}" '^(host|icount(=([0-9]|10))?)(,(host|icount(=([0-9]|10))?))*$'; clocks=$2; shift ;;
-	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
-	--table) checkarg "$1" "${2-}" '.'; table=$2; shift ;;
+	--repeat) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; repeat=$2; shift ;;
+	--scenarios) checkarg "$1" $# "${2-}" '^[a-z,-]+$'; scenarios=$2; shift ;;
+	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
+	--modes) checkarg "$1" $# "${2-}" '^[a-z0-9,]+$'; modes=$2; shift ;;
+	--clocks) checkarg "$1" $# "${2-}" "^($clock_one)(,($clock_one))*\$" "a comma list of $clock_what"
+		clocks=$2; shift ;;
+	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
+	--table) checkarg "$1" $# "${2-}" '.'; table=$2; shift ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	*) usage "unknown option '$1'" ;;

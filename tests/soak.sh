@@ -27,24 +27,18 @@
 # 2 usage; 3 set-up error.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage() {
-	[ $# -gt 0 ] && echo "soak: $*" >&2
-	sed -n '/^# Usage:/,/^#   --out/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-checkarg() {
-	[ -n "${2+x}" ] || usage "$1 needs an argument"
-	echo "$2" | grep -qxE "$3" || usage "$1: bad argument '$2'"
-}
+cli_prog=soak
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 duration=30m kernel=kasan cpus=8 boots=2 parallel=2 out=
 while test $# -gt 0; do
 	case $1 in
-	--duration) checkarg "$1" "${2-}" '[1-9][0-9]*[smh]?'; duration=$2; shift ;;
-	--kernel) checkarg "$1" "${2-}" 'lean|debug|kasan'; kernel=$2; shift ;;
-	--parallel) checkarg "$1" "${2-}" '[1-9][0-9]*'; parallel=$2; shift ;;
-	--cpus) checkarg "$1" "${2-}" '([2-9]|[1-9][0-9]+)'; cpus=$2; shift ;;
-	--boots) checkarg "$1" "${2-}" '[1-9][0-9]*'; boots=$2; shift ;;
-	--out) checkarg "$1" "${2-}" '.+'; out=$2; shift ;;
+	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*[smh]?$' 'N[s|m|h]'; duration=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan)$'; kernel=$2; shift ;;
+	--parallel) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; parallel=$2; shift ;;
+	--cpus) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
+	--boots) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; boots=$2; shift ;;
+	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
 	-h|--help) usage ;;
 	*) usage "unknown option '$1'" ;;
 	esac
