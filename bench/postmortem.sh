@@ -9,7 +9,15 @@
 #   --cpus N             guest vCPUs (default 2)
 #   --append "ARGS"      kernel command line, e.g. proxy_exec=disable or
 #                        proxy_exec=enable,return=ttwu
-#   --timeout SEC        limit for the whole guest run (default 300)
+#   --clock host|icount[=SHIFT]
+#                        the guest's clock (guest/run.sh --clock; default
+#                        host): icount records in virtual time, derived
+#                        from instructions (2^SHIFT ns each, SHIFT 0..10,
+#                        default 0), so a rerun tells the same story; a
+#                        busy guest second takes 2-4 wall seconds, ~10
+#                        beside a kernel build (bench/README.md, The clock)
+#   --timeout SEC        limit for the whole guest run with the host clock
+#                        (default 300); icount gets 5 times as long
 #   --duration SEC       cyclictest: run at most this long (default 10)
 #   --out DIR            results folder (default build/postmortem/<date-time>/)
 #   -h, --help           this text
@@ -24,7 +32,8 @@
 #
 # Results in the folder: trace.dat, report.txt (trace-cmd report),
 # story.txt (pxpostmortem trace.dat), story.json (pxpostmortem -j), workload.log,
-# status (the workload's exit status), guest/ (guest/run.sh's results).
+# status (the workload's exit status), params.txt (the options: clock,
+# timeout_s in wall seconds, ...), guest/ (guest/run.sh's results).
 # Open the trace on the host with `trace-cmd report -i trace.dat` or
 # `kernelshark trace.dat`.  Exit status: 0 story written; 1 no story (guest
 # failed, workload error, unusable trace: see the message); 2 usage.
@@ -34,19 +43,13 @@
 #   bench/postmortem.sh --cpus 4 inversion xcpu -c 0,1 -n 50 --break 5000
 #   bench/postmortem.sh --append proxy_exec=enable,return=ttwu inversion cfs --break 30000
 #   bench/postmortem.sh cyclictest 2000 rt
+#   bench/postmortem.sh --clock icount inversion rt -n 50 --break 1100
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() {
-	[ $# -gt 0 ] && echo "postmortem: $*" >&2
-	sed -n '/^# Usage:/,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-	exit 2
-}
-checkarg() {
-	[ -n "${2+x}" ] || usage "$1 needs an argument"
-	echo "$2" | grep -qE "$3" || usage "$1: bad argument '$2'"
-}
-die() { echo "postmortem: $*" >&2; exit 1; }
+cli_prog=postmortem
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 events='-e sched_proxy -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_migrate_task'
 
 # In the guest (cwd = the results folder): record, report, tell.
@@ -80,15 +83,16 @@ if [ "${1-}" = --guest ]; then
 	exit 0
 fi
 
-flavour=lean cpus=2 append='' timeout=300 dur=10 out=''
+flavour=lean cpus=2 append='' timeout=300 dur=10 out='' clock=host
 while test $# -gt 0; do
 	case $1 in
-	--kernel) checkarg "$1" "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
-	--cpus) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
-	--append) checkarg "$1" "${2-}" '^[^#]*$'; append=$2; shift ;;
-	--timeout) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
-	--duration) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; dur=$2; shift ;;
-	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug)$'; flavour=$2; shift ;;
+	--cpus) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
+	--append) checkarg "$1" $# "${2-}" '^[^#]*$'; append=$2; shift ;;
+	--clock) checkarg "$1" $# "${2-}" "$clock_re" "$clock_what"; clock=$2; shift ;;
+	--timeout) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
+	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; dur=$2; shift ;;
+	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
 	-h|--help) usage ;;
 	-*) usage "unknown option '$1'" ;;
 	*) break ;;
@@ -104,7 +108,7 @@ inversion)
 	echo " $* " | grep -q ' --break ' ||
 		echo "postmortem: no --break: the story will be the longest wait" >&2 ;;
 cyclictest)
-	checkarg cyclictest "${2-}" '^[1-9][0-9]*$'
+	checkarg cyclictest $# "${2-}" '^[1-9][0-9]*$' 'a latency in microseconds'
 	[ $# -lt 3 ] || echo "$3" | grep -qxE 'cfs|rt|dl|chain|xcpu|sleep-owner|football' ||
 		usage "unknown load scenario '$3'" ;;
 *) usage "unknown scenario '$1' (inversion or cyclictest)" ;;
@@ -115,10 +119,23 @@ command -v jq > /dev/null || die "jq not found: it checks story.json (make deps)
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 [ -z "$(ls -A "$out")" ] || die "$out is not empty"
+clock=$(clock_norm "$clock")
+wall_timeout=$(clock_timeout "$clock" "$timeout")
+{
+	echo "clock=$clock"
+	echo "timeout_s=$wall_timeout"
+	echo "kernel=$flavour"
+	echo "cpus=$cpus"
+	echo "append=$append"
+	echo "duration_s=$dur"
+	echo "workload=$*"
+} > "$out/params.txt"
+[ "$clock" = host ] ||
+	echo "postmortem: clock $clock: virtual time, the story's times count instructions; guest timeout $wall_timeout s" >&2
 
 set +e
-"$top/guest/run.sh" --kernel "$flavour" --cpus "$cpus" --append "$append" \
-	--timeout "$timeout" --share "$out" --out "$out/guest" \
+"$top/guest/run.sh" --kernel "$flavour" --cpus "$cpus" --clock "$clock" --append "$append" \
+	--timeout "$wall_timeout" --share "$out" --out "$out/guest" \
 	-- sh /px/repo/bench/postmortem.sh --guest "$dur" "$@"
 rc=$?
 set -e
@@ -135,5 +152,5 @@ esac
 echo
 cat "$out/story.txt"
 echo
-echo "postmortem: results in $out (trace.dat, report.txt, story.txt, story.json)"
+echo "postmortem: clock $clock; results in $out (trace.dat, report.txt, story.txt, story.json, params.txt)"
 echo "postmortem: open with: trace-cmd report -i $out/trace.dat | less; kernelshark $out/trace.dat"
