@@ -5,6 +5,20 @@
 # to back in each round, in a rotating order; a round's ratios (mode/none)
 # are paired, and the medians of the paired ratios are the result.
 #
+# Usage: bench/overhead.sh [--rounds N] [--cpus N] [--append ARGS]
+#                          [--clock host|icount[=SHIFT]] [--modes LIST]
+#                          [--out DIR] [-- hackbench args]
+#        bench/overhead.sh --pool DIR...
+#   defaults: 7 rounds, 4 vCPUs, --modes events,tools, the host clock,
+#   "hackbench -g 4 -l 500"
+#   --clock: the guest's clock (guest/run.sh --clock): icount times
+#   hackbench in virtual time (instructions, 2^SHIFT ns each, SHIFT 0..10,
+#   default 0), which the host's load does not enter; the guest's timeout
+#   is then 5 times as long (bench/README.md, The clock)
+#   --pool: boot nothing; the median of every paired ratio of the given
+#   results folders together, per mode (runs of the same hackbench args and
+#   clock; folders of different clocks are refused)
+#
 # Modes (--modes, comma-separated; none always runs):
 #   events     every sched_proxy trace event enabled, ring buffer on
 #   schedev    ftrace's own sched_switch, sched_wakeup and sched_wakeup_new
@@ -15,27 +29,28 @@
 #   pxwakelat  pxwakelat alone (the one tool on sched_switch/sched_wakeup)
 #   proxy      pxchain, pxdonor and proxytop (sched_proxy_* events only)
 #
-# Usage: bench/overhead.sh [--rounds N] [--cpus N] [--append ARGS]
-#                          [--modes LIST] [--out DIR] [-- hackbench args]
-#        bench/overhead.sh --pool DIR...
-#   defaults: 7 rounds, 4 vCPUs, --modes events,tools,
-#   "hackbench -g 4 -l 500"
-#   --pool: boot nothing; the median of every paired ratio of the given
-#   results folders together, per mode (runs of the same hackbench args)
-# Output: every time, the medians, the paired ratios; raw results in
-# --out (default build/bench/overhead-<date-time>/).
+# Output: every time, the medians, the paired ratios, and a summary line
+# naming the clock; raw results in --out (default
+# build/bench/overhead-<date-time>/: raw.txt, MODE.times, MODE.ratios,
+# summary, params.txt with the clock and the guest's timeout, guest/).
+# Exit status: 0 done; 1 the guest run failed or a result is missing; 2 usage.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-rounds=7 cpus=4 append='' out='' modes=events,tools
-usage() { sed -n '/^# Usage/,/^# Output/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+rounds=7 cpus=4 append='' out='' modes=events,tools clock=host
+cli_prog=overhead
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+# summary_clock FILE: the clock a summary line names (older ones: host).
+summary_clock() { sed -n 's/.*, TCG clock \([^:]*\):.*/\1/p' "$1" | grep . || echo host; }
 if [ "${1-}" = --pool ]; then
 	shift
-	[ $# -gt 0 ] || { echo "overhead: --pool needs results folders" >&2; exit 2; }
+	[ $# -gt 0 ] || usage "--pool needs results folders"
 	for d in "$@"; do
-		[ -f "$d/summary" ] || { echo "overhead: $d: no summary (not a finished overhead run)" >&2; exit 1; }
+		[ -f "$d/summary" ] || die "$d: no summary (not a finished overhead run)"
 		sed 's/^/# /' "$d/summary"
 	done
+	[ "$(for d in "$@"; do summary_clock "$d/summary"; done | sort -u | wc -l)" = 1 ] ||
+		die "the folders ran on different clocks ($(for d in "$@"; do summary_clock "$d/summary"; done | sort -u | paste -sd' ' -)): their times do not pool"
 	for m in $(for d in "$@"; do ls "$d"; done | sed -n 's/\.ratios$//p' | sort -u); do
 		n=$(for d in "$@"; do cat "$d/$m.ratios" 2>/dev/null; done | wc -l)
 		printf 'pooled %s/none = %.3f over %d paired rounds\n' "$m" \
@@ -45,33 +60,44 @@ if [ "${1-}" = --pool ]; then
 fi
 while [ $# -gt 0 ]; do
 	case $1 in
-	--rounds) rounds=${2:?}; shift 2 ;;
-	--cpus) cpus=${2:?}; shift 2 ;;
-	--append) append=${2:?}; shift 2 ;;
-	--modes) modes=${2:?}; shift 2 ;;
-	--out) out=${2:?}; shift 2 ;;
+	--rounds) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$' 'a number, at least 1'; rounds=$2; shift ;;
+	--cpus) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$' 'a number'; cpus=$2; shift ;;
+	--append) checkarg "$1" $# "${2-}" '^[^#]*$'; append=$2; shift ;;
+	--clock) checkarg "$1" $# "${2-}" "$clock_re" "$clock_what"; clock=$2; shift ;;
+	--modes) checkarg "$1" $# "${2-}" '^[a-z,]*$'; modes=$2; shift ;;
+	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
-	*) echo "overhead: unknown argument '$1'" >&2; usage ;;
+	*) usage "unknown argument '$1'" ;;
 	esac
+	shift
 done
-case $rounds$cpus in *[!0-9]*|'') echo "overhead: --rounds and --cpus take numbers" >&2; exit 2 ;; esac
-[ "$rounds" -ge 1 ] || { echo "overhead: --rounds must be at least 1" >&2; exit 2; }
 modes=$(echo "$modes" | tr ',' ' ')
 for m in $modes; do
 	case $m in
 	events|schedev|tools|pxwakelat|proxy) ;;
-	none) echo "overhead: none always runs; --modes names the others" >&2; exit 2 ;;
-	*) echo "overhead: unknown mode '$m' (events, schedev, tools, pxwakelat, proxy)" >&2; exit 2 ;;
+	none) usage "none always runs; --modes names the others" ;;
+	*) usage "unknown mode '$m' (events, schedev, tools, pxwakelat, proxy)" ;;
 	esac
 done
-[ -n "$modes" ] || { echo "overhead: --modes is empty" >&2; exit 2; }
+[ -n "$modes" ] || usage "--modes is empty"
 [ -z "$(for m in $modes; do echo "$m"; done | sort | uniq -d)" ] ||
-	{ echo "overhead: a mode twice in --modes" >&2; exit 2; }
+	usage "a mode twice in --modes"
+clock=$(clock_norm "$clock")
 modes="none $modes"
 args=${*:--g 4 -l 500}
 out=${out:-$top/build/bench/overhead-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
+timeout=$(clock_timeout "$clock" $((600 + rounds * 150 * $(echo "$modes" | wc -w))))
+{
+	echo "clock=$clock"
+	echo "timeout_s=$timeout"
+	echo "rounds=$rounds"
+	echo "cpus=$cpus"
+	echo "append=$append"
+	echo "modes=$modes"
+	echo "hackbench=$args"
+} > "$out/params.txt"
 
 # The guest side: one line "MODE SECONDS" per run.
 cat > "$out/guest.sh" <<EOF
@@ -137,7 +163,7 @@ for r in \$(seq $rounds); do
 done
 EOF
 
-"$top/guest/run.sh" --cpus "$cpus" --timeout $((600 + rounds * 150 * $(echo $modes | wc -w))) \
+"$top/guest/run.sh" --cpus "$cpus" --clock "$clock" --timeout "$timeout" \
 	${append:+--append "$append"} \
 	--share "$out" --out "$out/guest" -- sh guest.sh > "$out/raw.txt" 2>&1 ||
 	{ echo "overhead: guest run failed (logs in $out/guest):" >&2; tail -20 "$out/raw.txt" >&2; exit 1; }
@@ -145,10 +171,10 @@ EOF
 for m in $modes; do
 	grep "^$m [0-9]" "$out/raw.txt" | awk '{ print $2 }' > "$out/$m.times"
 	[ "$(wc -l < "$out/$m.times")" = "$rounds" ] ||
-		{ echo "overhead: $m: expected $rounds times, see $out/raw.txt" >&2; exit 1; }
+		die "$m: expected $rounds times, see $out/raw.txt"
 	echo "$m: $(tr '\n' ' ' < "$out/$m.times")-> median $(median < "$out/$m.times") s"
 done
-line="hackbench $args, $rounds rounds, $cpus vCPUs, TCG: paired median ratio"
+line="hackbench $args, $rounds rounds, $cpus vCPUs, TCG clock $clock: paired median ratio"
 for m in $modes; do
 	[ "$m" != none ] || continue
 	paste "$out/none.times" "$out/$m.times" | awk '{ print $2 / $1 }' > "$out/$m.ratios"
