@@ -20,7 +20,9 @@
 #
 # spread.md: one row per scenario and mode, for p50, p99 and max the
 # spread (max - min) / median over the ok repeats, one column per clock;
-# then each clock's median spread over all rows.  Also printed.
+# then each clock's median spread over all rows; above the table, each
+# clock's wall time (the seconds its boots ran in QEMU, waits for the guest
+# lock left out).  Also printed.
 # Exit status: 0 all runs ok; 1 a bench run failed (its table is still
 # written from what ran); 2 usage.
 #
@@ -80,6 +82,15 @@ tabulate() {
 				+ "\(.created), \(.params.repeat) repeats of \(.params.duration_s) s, "
 				+ "\(.params.cpus) vCPUs, \(if .params.interleave then "interleaved boots" else "one boot per mode" end), "
 				+ "\(.system.kernel_release), git \(.system.git_head[0:12]), folder `\(.results_dir)`"' "$d/$c/summary.json"
+		done
+		# What each clock costs: the wall time QEMU ran, from guest/run.sh's
+		# lines in the modes' run.log (waits for the guest lock left out).
+		for c in $cl; do
+			w=$(sed -n 's/^run: command exited with status [0-9]* after \([0-9]*\) s;.*/\1/p' "$d/$c"/*/run.log 2>/dev/null || true)
+			[ -n "$w" ] || continue
+			echo "- \`$c\` wall time: $(echo "$w" | wc -l) boots ran $(echo "$w" | awk '{ s += $1 } END { print s }') s in QEMU," \
+				"median $(echo "$w" | median) s a boot, of which $(sed -n 's/^run: .* reached \/init after \([0-9.]*\) s.*/\1/p' \
+				"$d/$c"/*/run.log | median) s to reach /init"
 		done
 		echo
 		awk -F'\t' -v cl="$cl" '
