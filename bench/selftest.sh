@@ -23,7 +23,10 @@
 # in turn; the spread is (max - min) / median of the repeats; the CFS
 # inversion p99 is smaller with proxy on (current) than off; a mode the
 # kernel does not know is marked; a mode with a scheduler feature
-# (v6handoff) had it set in every boot.
+# (v6handoff) had it set in every boot.  Before the runs, "bench/cli/...":
+# bench/run.sh, postmortem.sh, overhead.sh, spread.sh and tests/soak.sh
+# refuse an unknown option, a missing value and a bad clock with exit 2
+# and a message (no guest).
 # Results: build/bench-selftest/<date-time>[-icount]/ (the newest 10 are kept).
 # Exit status: the number of failed checks (0 all passed).
 set -eu
@@ -44,6 +47,43 @@ command -v jq > /dev/null || { echo "not ok bench/jq - jq not found (make deps, 
 failed=0
 ok() { echo "ok $1"; }
 notok() { echo "not ok $1 - $2"; failed=$((failed + 1)); }
+
+# refuses PROG SCRIPT MESSAGE ARGS...: SCRIPT ARGS exits 2 and its first
+# line starts "PROG: MESSAGE"; else the reason goes into $bad.  The timeout
+# only bounds a script that wrongly accepted ARGS and went on to boot.
+refuses() {
+	p=$1 sc=$2 m=$3
+	shift 3
+	rc=0
+	msg=$(timeout 30 sh "$top/$sc" "$@" 2>&1 > /dev/null < /dev/null) || rc=$?
+	msg=$(echo "$msg" | head -1)
+	case $rc:$msg in
+	"2:$p: $m"*) ;;
+	*) bad="$bad; '$*': exit $rc, '$msg'" ;;
+	esac
+}
+# cli NAME PROG SCRIPT CLOCKOPT: SCRIPT (CLOCKOPT: its clock option, or '')
+# refuses an unknown option, an option without its value and a bad clock,
+# before it boots anything (lib/sh/cli.sh).
+cli() {
+	name=$1 prog=$2 script=$3 copt=$4 bad=''
+	refuses "$prog" "$script" unknown --no-such-option
+	refuses "$prog" "$script" "--out needs an argument" --out
+	refuses "$prog" "$script" "--out needs an argument, not the option '--no-such-option'" --out --no-such-option
+	if [ -n "$copt" ]; then
+		refuses "$prog" "$script" "$copt: bad argument 'icount=11'" "$copt" icount=11
+		refuses "$prog" "$script" "$copt: bad argument 'foo'" "$copt" foo
+		refuses "$prog" "$script" "$copt needs an argument" "$copt"
+	fi
+	if [ -z "$bad" ]; then ok "bench/cli/$name"; else notok "bench/cli/$name" "${bad#; }"; fi
+}
+if [ -z "$results" ]; then
+	cli run bench bench/run.sh --clock
+	cli postmortem postmortem bench/postmortem.sh --clock
+	cli overhead overhead bench/overhead.sh --clock
+	cli spread spread bench/spread.sh --clocks
+	cli soak soak tests/soak.sh ''
+fi
 
 base=$top/build/bench-selftest
 # run NAME SUFFIX OPTIONS...: bench/run.sh OPTIONS into a new folder under
