@@ -100,6 +100,30 @@ if [ $proxy = off ]; then
 fi
 [ -n "$p50" ] && [ "$p50" -lt 20000000 ] && ok mig/xcpu-inversion-bounded ||
 	notok mig/xcpu-inversion-bounded "p50 ${p50:-?} ns with proxy on (want < 20 ms, burn 2 ms)"
+# A donor whose chain ends at an owner being woken on another CPU (on that
+# CPU's wake list, not queued yet) goes there with its chain, instead of
+# retrying from here until the remote CPU gets to it (sched_proxy_abort
+# reason=owner_waking, idle in between: before, depth-4 chains retried up
+# to ~1900 times over 6 ms in one burst).  A burst: the same donor and
+# owner, less than 1 ms apart.  A local waking owner costs one retry or
+# two (idle runs the wake list).
+px_record "$T/w" -e sched_proxy_abort -e sched_proxy_migrate inversion chain -D 4 -c 0-3 --spread -b 1000 -n 20 -q -t 120
+burst=$(awk '/reason=owner_waking/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^donor_pid=/) d = $i
+			if ($i ~ /^owner_pid=/) o = $i
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) t = $i + 0
+		}
+		if (d o == k && t - last < 0.001) n++; else n = 1
+		if (n > max) max = n
+		k = d o; last = t
+	} END { print max + 0 }' "$T/w.txt")
+echo "# chain -D 4 (return=$strategy): $(grep -c reason=owner_waking "$T/w.txt") owner_waking retries, longest burst $burst"
+if [ $px_rc != 0 ] || [ "$px_empty" = 1 ]; then
+	notok mig/waking-owner-retries-bounded "no trace: exit $px_rc, $(tail -c 200 "$T/w.out")"
+else
+	check mig/waking-owner-retries-bounded "a burst of $burst owner_waking retries (want <= 8)" [ "$burst" -le 8 ]
+fi
 grep 'sched_proxy_migrate:' "$T/x.txt" | grep -q 'src_cpu=0 dst_cpu=1' && ok mig/migrate-0-to-1 ||
 	notok mig/migrate-0-to-1 "no migration from CPU 0 to 1: $(grep -m2 sched_proxy_migrate: "$T/x.txt")"
 grep 'sched_proxy_return:' "$T/x.txt" | grep -q "dst_cpu=0 strategy=$strategy" && ok mig/return-$strategy ||
