@@ -35,7 +35,8 @@ grep -q 'reason=%s' "$EV/sched_proxy_abort/format" &&
 # rec NAME inversion-args...: record the scenario, keep the text report.
 rec() {
 	name=$1; shift
-	px_record "$T/$name" -e sched_proxy -e sched:sched_switch inversion "$@" -q
+	px_record "$T/$name" -e sched_proxy -e sched:sched_switch -e lock:contention_begin \
+		-e lock:contention_end inversion "$@" -q
 	[ "$px_rc" = 0 ] || { notok "tp/$name-record" "$(tail -c 300 "$T/$name.out")"; return 1; }
 	if [ "$px_empty" = 1 ] && ! grep -qw 'proxy_exec=disable' /proc/cmdline; then
 		notok "tp/$name-record" "empty trace: no sched_proxy event with proxy execution on"
@@ -80,6 +81,22 @@ unmatched=$(grep -E 'sched_proxy_(enqueue_sleeping|activate):' "$T/sleep.txt" | 
 	notok tp/sleeping-owner-parks "$parked enqueue_sleeping events in 5 sleeping-owner iterations"
 [ "$parked" -gt 0 ] && [ "$unmatched" = 0 ] && ok tp/sleeping-owner-activates ||
 	notok tp/sleeping-owner-activates "$unmatched of $parked parked donors never activated by their owner"
+# A donor woken by its owner's wakeup is to lend the owner its context
+# again: between that activation and its own contention_end (it acquires)
+# it blocks, it does not spin as the mutex's first waiter (contention_begin
+# with SPIN).  Before the fix every one of them spun.
+spun=$(grep -E 'sched_proxy_activate:|contention_(begin|end):' "$T/sleep.txt" | awk '
+	/sched_proxy_activate:/ { for (i = 1; i <= NF; i++) if ($i ~ /^donor_pid=/) w[substr($i, 11)] = 1; next }
+	{ n = split($1, c, "-"); pid = c[n] }
+	/contention_end:/ { if (pid in w) { seen++; delete w[pid] } next }
+	/contention_begin:/ && /SPIN/ { if (pid in w) { s++; seen++; delete w[pid] } }
+	END { print s + 0, seen + 0 }')
+set -- $spun
+if [ "$2" -lt 5 ]; then
+	notok tp/woken-donor-does-not-spin "only $2 activated donors seen to acquire (want >= 5)"
+else
+	check tp/woken-donor-does-not-spin "$1 of $2 donors woken by their owner spun on it" [ "$1" = 0 ]
+fi
 [ "$(count 'sched_proxy_handoff:' rt 'kind=donor')" -gt 0 ] && ok tp/handoff-to-donor ||
 	notok tp/handoff-to-donor "no handoff kind=donor in the rt run: $(grep -m2 sched_proxy_handoff "$T/rt.txt")"
 # Every handoff names a real task, every switch pairs a proxy with a donor.
