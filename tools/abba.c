@@ -10,6 +10,11 @@
  * meanwhile.  Then both are killed (LOCK is killable) and must exit, and
  * both mutexes must be free again.
  *
+ * With --uninterruptible the first locker waits for its second mutex in
+ * TASK_UNINTERRUPTIBLE (the second stays killable, so that killing it
+ * ends the deadlock): the wait the hung-task detector reports, with proxy
+ * execution as without it (tests/guest/37-abba.sh checks the report).
+ *
  * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol),
  * exits 1 if a check failed, 2 on bad arguments or a broken setup.
  */
@@ -36,6 +41,7 @@
 static struct env {
 	int a, b;
 	uint64_t hold_ns;
+	bool uninterruptible;
 } env = { .a = 0, .b = 1, .hold_ns = 3000000000ULL };
 
 struct shared {
@@ -52,7 +58,10 @@ static int failed;
 static void run_locker(int i, int cpu)
 {
 	struct proxylab_lock first = { .idx = i ? env.b : env.a };
-	struct proxylab_lock second = { .idx = i ? env.a : env.b };
+	struct proxylab_lock second = {
+		.idx = i ? env.a : env.b,
+		.flags = !i && env.uninterruptible ? PROXYLAB_LOCK_UNINTERRUPTIBLE : 0,
+	};
 	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0 || px_pin_self(cpu) || ioctl(fd, PROXYLAB_IOC_LOCK, &first))
@@ -60,7 +69,8 @@ static void run_locker(int i, int cpu)
 	sh->locked_first[i] = 1;
 	while (!sh->locked_first[!i])
 		;
-	ioctl(fd, PROXYLAB_IOC_LOCK, &second);	/* never returns but on SIGKILL */
+	/* Returns only on SIGKILL (or, uninterruptible, once the other died). */
+	ioctl(fd, PROXYLAB_IOC_LOCK, &second);
 	_exit(3);
 }
 
@@ -98,20 +108,23 @@ static bool lock_is_free(int idx)
 static const char doc[] =
 "An ABBA deadlock between two lab mutexes: both tasks must sleep, the CPUs run on.\n"
 "\n"
-"USAGE: abba [-a IDX] [-b IDX] [--hold TIME]\n"
+"USAGE: abba [-a IDX] [-b IDX] [--hold TIME] [--uninterruptible]\n"
 "\n"
 "Needs two online CPUs.  Prints ok/not ok lines; exits 1 if a check failed.\n"
 "\n"
 "EXAMPLES:\n"
 "    abba                # mutexes 0 and 1, deadlocked for 3 s\n"
-"    abba --hold 10s\n";
+"    abba --hold 10s\n"
+"    abba --uninterruptible --hold 6s   # one locker in TASK_UNINTERRUPTIBLE\n";
 
-enum { OPT_HOLD = 1000 };
+enum { OPT_HOLD = 1000, OPT_UNINTERRUPTIBLE };
 
 static const struct argp_option opts[] = {
 	{ "mutex-a", 'a', "IDX", 0, "first lab mutex (default 0)", 0 },
 	{ "mutex-b", 'b', "IDX", 0, "second lab mutex (default 1)", 0 },
 	{ "hold", OPT_HOLD, "TIME", 0, "how long the deadlock is watched (default 3s)", 0 },
+	{ "uninterruptible", OPT_UNINTERRUPTIBLE, NULL, 0,
+	  "the first locker's second wait is uninterruptible (hung-task detector)", 0 },
 	{},
 };
 
@@ -127,6 +140,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_HOLD:
 		env.hold_ns = px_arg_duration_ns(state, "hold time", arg, 1000000000ULL,
 						 100000000ULL, 600000000000ULL);
+		break;
+	case OPT_UNINTERRUPTIBLE:
+		env.uninterruptible = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument: %s", arg);

@@ -278,6 +278,9 @@ static void test_sleep_eintr(void)
 #ifndef PROXYLAB_LOCK_INTERRUPTIBLE
 #define PROXYLAB_LOCK_INTERRUPTIBLE	0x1
 #endif
+#ifndef PROXYLAB_LOCK_UNINTERRUPTIBLE
+#define PROXYLAB_LOCK_UNINTERRUPTIBLE	0x2
+#endif
 #ifndef PROXYLAB_IOC_BLOCKED_ON
 #define PROXYLAB_IOC_BLOCKED_ON		_IOR('x', 6, __u32)
 #endif
@@ -338,6 +341,40 @@ static void test_lock_interruptible(int fd)
 		      status == 3 ? "stale blocked_on" : "hung or killed");
 	check_errno("unlock-after-interruptible", unlock_err(fd, m), 0);
 	check_free("lock-interruptible", m);
+}
+
+/*
+ * An uninterruptible LOCK waits through SIGKILL until the unlock, then
+ * the kill takes effect; the two wait flags together are refused.
+ */
+static void test_lock_uninterruptible(int fd)
+{
+	int m = base + 7, status;
+	pid_t pid;
+
+	check_errno("lock-flags-both-einval",
+		    lock_err(fd, m, PROXYLAB_LOCK_INTERRUPTIBLE | PROXYLAB_LOCK_UNINTERRUPTIBLE,
+			     NULL), EINVAL);
+	check_free("lock-flags-both-einval", m);
+	check_errno("lock-for-uninterruptible", lock_err(fd, m, 0, NULL), 0);
+	pid = fork();
+	if (!pid) {
+		int cfd = lab_open();
+
+		_exit(lock_err(cfd, m, PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL) ? 1 : 0);
+	}
+	check("uninterruptible-blocks", wait_state(pid, 'D', 3000),
+	      "waiter state %c, want D", px_task_state(pid));
+	kill(pid, SIGKILL);
+	px_sleep_ns(200ULL * 1000000);
+	check("uninterruptible-survives-kill", px_task_state(pid) == 'D',
+	      "waiter state %c 200 ms after SIGKILL, want D (still waiting)",
+	      px_task_state(pid));
+	check_errno("unlock-for-uninterruptible", unlock_err(fd, m), 0);
+	waitpid(pid, &status, 0);
+	check("uninterruptible-killed-after-unlock",
+	      WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %#x", status);
+	check_free("lock-uninterruptible", m);
 }
 
 /* Exit and close release what is held. */
@@ -577,6 +614,7 @@ int main(int argc, char **argv)
 	test_killed_waiter(fd);
 	test_sleep_eintr();
 	test_lock_interruptible(fd);
+	test_lock_uninterruptible(fd);
 	test_release();
 	test_exit_with_child();
 	test_threads_refused(fd);
