@@ -5,7 +5,8 @@
  * story (waiter, mutex, owner, the time split exactly), the longest wait
  * without a marker, a cyclictest latency, nanosecond timestamps, 3000 pids,
  * stdin, and the errors (missing file, a text report, events not recorded,
- * empty trace, no sched_proxy events, usage).  The host has the
+ * empty trace, no sched_proxy events, usage), and the record command in
+ * `inversion --help` is the one the refusal names.  The host has the
  * libtraceevent plugins that reformat sched_switch: the stories must not
  * depend on them.  Runs build/tools/bin/pxpostmortem, found next to this
  * binary's folder.
@@ -23,8 +24,8 @@
 #include "pmdat.h"
 #include "unit.h"
 
-static char tool[PATH_MAX + 64], dir[] = "/tmp/pxpm-unit.XXXXXX";
-static char out[65536];
+static char tool[PATH_MAX + 64], inv[PATH_MAX + 64], dir[] = "/tmp/pxpm-unit.XXXXXX";
+static char out[65536], recipe[512];
 
 #define PX_NS_LINES	20	/* at least the lines of lock_trace */
 
@@ -318,6 +319,7 @@ static void test_errors(void)
 		"          waiter-100   [000]     1.001000: sched_proxy_pick:     donor_comm=waiter donor_pid=100 owner_comm=owner owner_pid=200 lock=0xffff888001234500 depth=1 cpu=0",
 		NULL,
 	};
+	const char *p, *e;
 	int rc;
 
 	rc = run("missing.dat");
@@ -339,6 +341,11 @@ static void test_errors(void)
 	      strstr(out, "pxpostmortem: noswitch.dat: recorded without sched:sched_switch,") &&
 	      strstr(out, "trace-cmd record -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup "
 		     "-e sched:sched_migrate_task CMD"), "exit %d: %s", rc, out);
+	/* The record command as the refusal names it, for test_recipe(). */
+	p = strstr(out, "trace-cmd record ");
+	e = p ? strstr(p, " CMD") : NULL;
+	if (e && e - p < (long)sizeof(recipe))
+		snprintf(recipe, sizeof(recipe), "%.*s", (int)(e - p), p);
 	write_dat("nowake.dat", lock_trace, marker, PMDAT_NO_WAKEUP | PMDAT_NO_MIGRATE);
 	rc = run("nowake.dat");
 	CHECK("pm-needs-wakeup-migrate", rc == 1 &&
@@ -353,6 +360,26 @@ static void test_errors(void)
 	CHECK("pm-usage-two-files", rc == 2, "exit %d: %s", rc, out);
 	rc = run("-p x lock.dat");
 	CHECK("pm-usage-bad-pid", rc == 2 && strstr(out, "invalid PID"), "exit %d: %s", rc, out);
+}
+
+/*
+ * `inversion --help` tells how to record a trace for pxpostmortem: the
+ * record command there (lines joined) must have every event the refusal
+ * asks for, in the refusal's words.
+ */
+static void test_recipe(void)
+{
+	char sh[PATH_MAX + 64];
+	int rc;
+
+	if (access(inv, X_OK)) {
+		printf("skip pm-recipe-inversion-help - no %s: make -C tools\n", inv);
+		return;
+	}
+	snprintf(sh, sizeof(sh), "\"%s\" --help | tr -s ' \\n' '  '", inv);
+	rc = runsh(sh);
+	CHECK("pm-recipe-inversion-help", rc == 0 && recipe[0] && strstr(out, recipe),
+	      "exit %d, no '%s' in inversion --help:\n%s", rc, recipe, out);
 }
 
 /*
@@ -443,6 +470,7 @@ int main(int argc, char **argv)
 	self[n] = '\0';
 	*strrchr(self, '/') = '\0';	/* build/tests/unit */
 	snprintf(tool, sizeof(tool), "%s/../../tools/bin/pxpostmortem", self);
+	snprintf(inv, sizeof(inv), "%s/../../tools/bin/inversion", self);
 	if (access(tool, X_OK)) {
 		printf("not ok pm-tool - no %s: make -C tools\n", tool);
 		return 1;
@@ -462,6 +490,7 @@ int main(int argc, char **argv)
 	test_many_pids();
 	test_stdin();
 	test_errors();
+	test_recipe();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		printf("# could not remove %s\n", dir);
