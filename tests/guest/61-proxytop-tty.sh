@@ -9,7 +9,10 @@
 # screen left) after q, Ctrl-C, SIGHUP, Ctrl-\ (SIGQUIT), SIGTERM and
 # Ctrl-Z (restored while stopped, the keys work again after fg); with
 # TERM=xterm the alternate screen is used and left; h, R, -d 0.5 and -T;
-# -b keeps its format and -j carries every figure of the header.
+# -b keeps its format (-T adds the date) and -j carries every figure of
+# the header; with --max-pairs 2 idle pairs are evicted and shown; the
+# handoffs of each kind (CO-RE enum values) are counted at least as often
+# as a trace-cmd recording inside proxytop's window names them.
 # pxtest-boot: lean
 # pxtest-cpus: 4
 # pxtest-timeout: 300
@@ -180,6 +183,76 @@ elif [ -n "$miss" ]; then
 	notok "$N/json-header" "missing: $(echo $miss)"
 else
 	ok "$N/json-header"
+fi
+
+# --- -b -T: the date in every batch header.  --max-pairs 2: the chain's
+# donor/owner pairs (the waiter and holders 0 and 1 on the tail owner,
+# then the links as the chain unwinds) do not fit in two; the least
+# recently active are evicted, and the header says how many.
+rc=0
+$PT -b -T -n 3 -d 1 --max-pairs 2 > "$T/bt.out" 2> "$T/bt.err" || rc=$?
+dated=$(grep -c '^proxytop - 20[0-9][0-9]-[0-1][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9]  interval [0-9.]*s  view: owners  sort: time$' "$T/bt.out")
+if [ $rc -ne 0 ]; then
+	notok "$N/batch-time" "exit $rc: $(head -2 "$T/bt.err" | tr '\n' ' ')"
+elif [ "$dated" -ne 3 ]; then
+	notok "$N/batch-time" "$dated of 3 headers with the date: $(grep '^proxytop - ' "$T/bt.out" | head -1)"
+else
+	ok "$N/batch-time"
+fi
+ev=$(grep -c '^([0-9]* idle pairs evicted from the full map, [0-9]* since start)$' "$T/bt.out")
+say "-b -T --max-pairs 2: $ev of 3 refreshes with evictions"
+if [ $rc -ne 0 ] || [ "$ev" -eq 0 ]; then
+	notok "$N/evicted" "no '(N idle pairs evicted ...)' line in 3 refreshes with --max-pairs 2 (exit $rc)"
+else
+	ok "$N/evicted"
+fi
+
+# --- handoff kinds: proxytop counts them by the running kernel's enum
+# values (CO-RE).  Over a window that contains a 1-s trace-cmd recording
+# of sched_proxy_handoff (the kernel names the kind), proxytop must count
+# at least as many handoffs of each kind as the recording shows.
+# handoffs_vs_trace JSON COUNTS: proxytop's -j lines against "N kind=NAME"
+# lines; prints "ok" or what disagrees.
+handoffs_vs_trace() {
+	jq -rs --rawfile t "$2" '
+	($t | [scan("([0-9]+) kind=([a-z_]+)") | { (.[1]): (.[0] | tonumber) }] | add // {}) as $k |
+	{ donor: (map(.handoffs_to_donor_per_s * .interval_s) | add // 0 | round),
+	  top_waiter: (map(.handoffs_to_top_waiter_per_s * .interval_s) | add // 0 | round) } as $p |
+	if ($k | length) == 0 then "no sched_proxy_handoff in the trace"
+	elif ($k | keys - ["donor", "top_waiter"] | length) > 0 then "kinds proxytop does not know: \($k | keys | join(" "))"
+	else ([$k | to_entries[] | select(.value > $p[.key]) |
+		"\(.key): proxytop \($p[.key]), the trace \(.value)"] | first) // "ok"
+	end' "$1" 2>&1 || echo "cannot compare $1 with $2"
+}
+rc=0
+$PT -j -d 1 > "$T/h.out" 2> "$T/h.err" &
+hp=$!
+i=0
+while [ $i -lt 300 ] && [ ! -s "$T/h.out" ] && kill -0 $hp 2>/dev/null; do
+	usleep 100000
+	i=$((i + 1))
+done
+trace-cmd record -q -e sched_proxy:sched_proxy_handoff -o "$T/h.dat" sleep 1 > "$T/h.rec" 2>&1
+kill -INT $hp 2>/dev/null
+wait $hp || rc=$?
+trace-cmd report -i "$T/h.dat" 2>/dev/null | grep -o 'kind=[a-z_]*' | sort | uniq -c > "$T/h.trace"
+say "handoffs in the trace: $(tr '\n' ' ' < "$T/h.trace"); proxytop: $(jq -rs '"to donor \(map(.handoffs_to_donor_per_s * .interval_s) | add), to top waiter \(map(.handoffs_to_top_waiter_per_s * .interval_s) | add) in \(map(.interval_s) | add) s"' "$T/h.out" 2>&1)"
+bad=$(handoffs_vs_trace "$T/h.out" "$T/h.trace")
+if [ $rc -ne 0 ]; then
+	notok "$N/handoff-kinds" "proxytop exit $rc: $(head -2 "$T/h.err" | tr '\n' ' ')"
+elif [ "$bad" != ok ]; then
+	notok "$N/handoff-kinds" "$bad"
+else
+	ok "$N/handoff-kinds"
+fi
+# The comparison tells a kind that was not counted (what a wrong enum
+# value does: the kind matches neither) from a right count.
+jq -c '.handoffs_to_donor_per_s = 0 | .handoffs_to_top_waiter_per_s = 0' "$T/h.out" > "$T/h0.out" 2>/dev/null
+bad0=$(handoffs_vs_trace "$T/h0.out" "$T/h.trace")
+if [ "$bad" = ok ] && [ "$bad0" != ok ]; then
+	ok "$N/handoff-kinds-rejects"
+else
+	notok "$N/handoff-kinds-rejects" "with no handoff counted: '$bad0' (right counts: '$bad')"
 fi
 
 finish
