@@ -64,8 +64,9 @@ static void test_size(void)
 	int rc;
 
 	/* The size at the start, then a new one: SIGWINCH, the new size. */
-	rc = drive("-s 120x40 -k '\\[size=80x24]'",
-		   "stty size; trap \"stty size; exit 0\" WINCH; while :; do sleep 0.1; done");
+	rc = drive("-s 120x40 -w ready -k '\\[size=80x24]'",
+		   "trap \"stty size; exit 0\" WINCH; stty size; echo ready; "
+		   "while :; do sleep 0.1; done");
 	CHECK("ptyd-size-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("ptyd-size-start", out, "40 120\r\n");
 	HAS("ptyd-size-winch", out, "24 80\r\n");
@@ -77,7 +78,7 @@ static void test_screen(void)
 {
 	int rc;
 
-	rc = drive("-s 80x24 -k '\\[snap]'", "printf \"%0100d\\n\" 0; sleep 1");
+	rc = drive("-s 80x24 -w 0000 -k '\\[snap]'", "printf \"%0100d\\n\" 0; sleep 1");
 	CHECK("ptyd-wrap-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("ptyd-wrap-counted", out, ", 1 wrapped lines,");
 	HAS("ptyd-wrap-snap", scr, "--- screen 1 (snap) 80x24 at ");
@@ -86,8 +87,8 @@ static void test_screen(void)
 	drive("-s 80x24 -k x", "printf \"%080d\\n\" 0; sleep 0.5");
 	HAS("ptyd-width-no-wrap", out, ", 0 wrapped lines,");
 	/* A clear starts the screen over: the snapshot shows what follows. */
-	drive("-s 80x24 -k '\\[snap]'", "printf \"a\\n\\033[H\\033[2Jb\\nc\\n\"; sleep 1");
-	HAS("ptyd-snap-after-clear", scr, "cursor visible ---\nb\nc\n");
+	drive("-s 80x24 -w c-end -k '\\[snap]'", "printf \"a\\n\\033[H\\033[2Jb\\nc-end\\n\"; sleep 1");
+	HAS("ptyd-snap-after-clear", scr, "cursor visible ---\nb\nc-end\n");
 }
 
 static void test_restore(void)
@@ -117,15 +118,20 @@ static void test_jobs(void)
 {
 	int rc;
 
-	/* Ctrl-Z stops the command; the modes it left are seen while stopped. */
-	rc = drive("-k '\\cZ\\[fg]'", "stty -icanon -echo; sleep 1.5");
+	/*
+	 * Ctrl-Z stops the command; the modes it left are seen while stopped.
+	 * Typed keys wait for "ready", the command running: on a loaded host
+	 * a Ctrl-Z typed 200 ms after the start was once lost (the child
+	 * still had ptydrive's dispositions).
+	 */
+	rc = drive("-w ready -k '\\cZ\\[fg]'", "stty -icanon -echo; echo ready; sleep 1.5");
 	HAS("ptyd-ctrl-z-raw", out, "ptydrive: stopped by signal 20, terminal NOT restored\n");
-	rc = drive("-k '\\cZ\\[fg]'", "sleep 1.5");
+	rc = drive("-w ready -k '\\cZ\\[fg]'", "echo ready; sleep 1.5");
 	HAS("ptyd-ctrl-z", out, "ptydrive: stopped by signal 20, terminal restored\nptydrive: fg\n");
 	CHECK("ptyd-fg-exit", rc == 0 && strstr(out, "2 of 2 keys sent"), "exit %d: %s", rc, out);
 	rc = drive("-k '\\[sig=HUP]'", "sleep 5");
 	CHECK("ptyd-sighup", rc == 129, "exit %d: %s", rc, out);
-	rc = drive("-k '\\cC'", "sleep 5");
+	rc = drive("-w ready -k '\\cC'", "echo ready; sleep 5");
 	CHECK("ptyd-ctrl-c", rc == 130, "exit %d: %s", rc, out);
 	rc = drive("-t 1s -k x", "sleep 5");
 	CHECK("ptyd-timeout", rc == 124, "exit %d: %s", rc, out);
