@@ -13,7 +13,8 @@
 #                        the guest's clock (guest/run.sh --clock; default
 #                        host): icount records in virtual time, derived
 #                        from instructions (2^SHIFT ns each, SHIFT 0..10,
-#                        default 0), so a rerun tells the same story; a
+#                        default 0), which the host's load does not
+#                        enter (sleep-owner's 20 waits: 1248-1253 us); a
 #                        busy guest second takes 2-4 wall seconds, ~10
 #                        beside a kernel build (bench/README.md, The clock)
 #   --timeout SEC        limit for the whole guest run with the host clock
