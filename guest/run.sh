@@ -62,17 +62,9 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() {
-	[ $# -gt 0 ] && echo "run: $*" >&2
-	sed -n '/^# Usage:/,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-	exit 2
-}
-# checkarg --opt "$value" regex: the value must match the regex.
-checkarg() {
-	[ -n "${2+x}" ] || usage "$1 needs an argument"
-	echo "$2" | grep -qE "$3" || usage "$1: bad argument '$2'"
-}
-die() { echo "run: $*" >&2; exit 1; }
+cli_prog=run
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 
 flavour=lean cpus=2 mem=1024 append='' timeout=600 stall='' accel=tcg share=$(pwd) out='' interactive='' dryrun='' lock=1
 clock=host
@@ -80,21 +72,21 @@ first_output=''
 boot_nice='' run_nice=''
 while test $# -gt 0; do
 	case $1 in
-	--kernel) checkarg "$1" "${2-}" '^(lean|debug|kasan)$'; flavour=$2; shift ;;
-	--cpus) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
-	--mem) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
-	--append) checkarg "$1" "${2-}" '^[^#]*$'; append=$2; shift ;;
-	--timeout) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
-	--stall) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; stall=$2; shift ;;
-	--first-output) checkarg "$1" "${2-}" '^[1-9][0-9]*$'; first_output=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan)$'; flavour=$2; shift ;;
+	--cpus) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
+	--mem) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
+	--append) checkarg "$1" $# "${2-}" '^[^#]*$'; append=$2; shift ;;
+	--timeout) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; timeout=$2; shift ;;
+	--stall) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; stall=$2; shift ;;
+	--first-output) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; first_output=$2; shift ;;
 	--kvm) accel=kvm ;;
-	--clock) checkarg "$1" "${2-}" '^(host|icount(=([0-9]|10))?)$'; clock=$2; shift ;;
-	--share) checkarg "$1" "${2-}" '.'; share=$2; shift ;;
-	--out) checkarg "$1" "${2-}" '.'; out=$2; shift ;;
+	--clock) checkarg "$1" $# "${2-}" "$clock_re" "$clock_what"; clock=$2; shift ;;
+	--share) checkarg "$1" $# "${2-}" '.'; share=$2; shift ;;
+	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
 	--interactive) interactive=1 ;;
 	--no-lock) lock='' ;;
-	--boot-nice) checkarg "$1" "${2-}" '^-?[0-9]+$'; boot_nice=$2; shift ;;
-	--nice) checkarg "$1" "${2-}" '^-?[0-9]+$'; run_nice=$2; shift ;;
+	--boot-nice) checkarg "$1" $# "${2-}" '^-?[0-9]+$'; boot_nice=$2; shift ;;
+	--nice) checkarg "$1" $# "${2-}" '^-?[0-9]+$'; run_nice=$2; shift ;;
 	--dryrun) dryrun=1 ;;
 	--help|-h) usage ;;
 	--) shift; break ;;
@@ -105,8 +97,7 @@ done
 [ -n "$interactive" ] || [ $# -gt 0 ] || usage "no command (give -- command, or --interactive)"
 [ -z "$interactive" ] || [ $# -eq 0 ] || usage "--interactive takes no command"
 [ "$accel" = tcg ] || [ "$clock" = host ] || usage "--clock $clock needs TCG, not --kvm"
-# icount without a shift is shift 0: one instruction, one nanosecond.
-[ "$clock" != icount ] || clock=icount=0
+clock=$(clock_norm "$clock")
 
 bz=$top/build/obj-$flavour/arch/x86/boot/bzImage
 initrd=$top/build/initramfs-$flavour.cpio.gz
