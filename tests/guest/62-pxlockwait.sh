@@ -6,7 +6,9 @@
 # (the lab array `lab` and sizeof(struct proxylab_mutex): the mutex
 # addresses), renamedemo's processes (foreground $!, background in its
 # cgroup).  rt: waiter, owner, lock symbol and address, wait per
-# acquisition, donor time (> 0 with proxy, 0 without), stacks.  chain -D 3:
+# acquisition, donor time (> 0 with proxy, 0 without), stacks.  --min: the
+# waits of one pxlockwait with a high --min are those of another at or
+# over it.  chain -D 3:
 # the blocked_on chain beyond the owner.  renamedemo: the per-superblock
 # s_vfs_rename_mutex, waiter and owner.  Error paths: bad arguments, a
 # kernel without the sched_proxy events (runs, no donor time).
@@ -185,6 +187,60 @@ if start rt pxlockwait -j --min 200 -c inversion; then
 	else notok "$P/rt/comm-filter" "event of $other with -c inversion"; fi
 else
 	notok "$P/rt/events" "pxlockwait did not start: $(head -2 "$T/rt.err")"
+fi
+
+# --- --min: two pxlockwait side by side, --min 200 us and --min M = 20 ms,
+# while rt inversions without hogs (waits about the burn, proxy on or off)
+# burn 50 ms, then 2 ms, per iteration: the --min M one must report the
+# waiters' waits of the other at or over M and no other.  Each program
+# times a wait itself: the two readings of one wait were 20 us to 0.4 ms
+# apart in two boots, once 1.9 ms (TCG).  So 5 ms of slack at M, which
+# the waits (2-5 and 50-55 ms) stay clear of.
+# min_vs_all ALL MIN M: the waits (ns) in ALL and MIN; "ok" or what
+# disagrees.
+min_vs_all() {
+	awk -v m=$(($3 * 1000)) -v d=5000000 'NR == FNR { if ($1 >= m + d) hi++; if ($1 >= m - d) lo++; next }
+		$1 < m { print "a wait of " $1 " ns reported under --min " m " ns"; bad = 1; exit }
+		{ n++ }
+		END { if (bad) exit
+			if (n + 0 < hi + 0 || n + 0 > lo + 0) print n + 0 " waits reported, want " hi + 0 "-" lo + 0 " (those of --min 200 at " m " ns +- " d ")"
+			else print "ok" }' "$1" "$2"
+}
+F=5 N=4 M=20000
+lwlo=
+if start mlo pxlockwait -j --min 200 -c inversion && lwlo=$lw && start mhi pxlockwait -j --min $M -c inversion; then
+	irc=0
+	inversion rt -H 0 -n $N -b 50000 --first-mutex $F -q -o "$T/m1.json" > "$T/inv.out" 2>&1 || irc=$?
+	inversion rt -H 0 -n $N -b 2000 --first-mutex $F -q -o "$T/m2.json" >> "$T/inv.out" 2>&1 || irc=$?
+	stop; hrc=$rc
+	lw=$lwlo; stop; lrc=$rc
+	w=$(jq -s -c 'map(.checks.waiter_pid)' "$T/m1.json" "$T/m2.json" 2>/dev/null)
+	for k in mlo mhi; do
+		jq -r --argjson w "${w:-[]}" 'select(.waiter.pid as $p | $w | index($p)) | .wait_ns' \
+			"$T/$k.out" > "$T/$k.ev" 2>/dev/null
+	done
+	say "waiters $w; --min 200: $(tr '\n' ' ' < "$T/mlo.ev"); --min $M: $(tr '\n' ' ' < "$T/mhi.ev")"
+	bad=$(min_vs_all "$T/mlo.ev" "$T/mhi.ev" $M)
+	if [ $hrc -ne 0 ] || [ $lrc -ne 0 ] || [ $irc -ne 0 ]; then
+		notok "$P/min" "pxlockwait exit $lrc/$hrc, inversion exit $irc: $(tail -1 "$T/inv.out")"
+	elif [ "$(grep -c . "$T/mlo.ev")" -ne $((2 * N)) ]; then
+		notok "$P/min" "$(grep -c . "$T/mlo.ev") waits with --min 200, want $((2 * N))"
+	elif [ "$bad" != ok ]; then
+		notok "$P/min" "$bad"
+	else
+		ok "$P/min"
+	fi
+	# The comparison rejects all the waits, as if --min did nothing.
+	if awk -v m=$((M * 1000 - 5000000)) '$1 < m { f = 1 } END { exit !f }' "$T/mlo.ev"; then
+		bad0=$(min_vs_all "$T/mlo.ev" "$T/mlo.ev" $M)
+		if [ "$bad0" != ok ]; then ok "$P/min-rejects"
+		else notok "$P/min-rejects" "all the waits of --min 200 passed as those of --min $M"; fi
+	else
+		skip "$P/min-rejects" "no wait under $M us - 5 ms in this run: nothing to tell apart"
+	fi
+else
+	[ -n "$lwlo" ] && { lw=$lwlo; stop; }
+	notok "$P/min" "pxlockwait did not start: $(head -2 "$T/mlo.err" "$T/mhi.err" 2>/dev/null | tr '\n' ' ')"
 fi
 
 # --- chain -D 3: the waiter wants mutex F, holder 0 owns it and is blocked
