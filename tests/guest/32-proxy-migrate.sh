@@ -106,7 +106,10 @@ fi
 # reason=owner_waking, idle in between: before, depth-4 chains retried up
 # to ~1900 times over 6 ms in one burst).  A burst: the same donor and
 # owner, less than 1 ms apart.  A local waking owner costs one retry or
-# two (idle runs the wake list).
+# two (idle runs the wake list).  Retries because another CPU holds the
+# owner's pi_lock (reason owner_pi_locked: a wakeup waiting for the owner
+# to leave its CPU, a preempted vCPU) last as long as that CPU is off:
+# counted, not bounded.
 px_record "$T/w" -e sched_proxy_abort -e sched_proxy_migrate inversion chain -D 4 -c 0-3 --spread -b 1000 -n 20 -q -t 120
 burst=$(awk '/reason=owner_waking/ {
 		for (i = 1; i <= NF; i++) {
@@ -118,7 +121,7 @@ burst=$(awk '/reason=owner_waking/ {
 		if (n > max) max = n
 		k = d o; last = t
 	} END { print max + 0 }' "$T/w.txt")
-echo "# chain -D 4 (return=$strategy): $(grep -c reason=owner_waking "$T/w.txt") owner_waking retries, longest burst $burst"
+echo "# chain -D 4 (return=$strategy): $(grep -c reason=owner_waking "$T/w.txt") owner_waking retries, longest burst $burst; $(grep -c reason=owner_pi_locked "$T/w.txt") owner_pi_locked"
 if [ $px_rc != 0 ] || [ "$px_empty" = 1 ]; then
 	notok mig/waking-owner-retries-bounded "no trace: exit $px_rc, $(tail -c 200 "$T/w.out")"
 else
