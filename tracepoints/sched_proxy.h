@@ -25,7 +25,8 @@
 	EM(PROXY_ABORT_OWNER_MIGRATING,	"owner_migrating")	\
 	EM(PROXY_ABORT_CHAIN_CHANGED,	"chain_changed")	\
 	EM(PROXY_ABORT_DEACTIVATED,	"deactivated")		\
-	EMe(PROXY_ABORT_OWNER_WAKING,	"owner_waking")
+	EM(PROXY_ABORT_OWNER_WAKING,	"owner_waking")		\
+	EMe(PROXY_ABORT_OWNER_PI_LOCKED, "owner_pi_locked")
 
 #define PROXY_RETURN_STRATEGIES					\
 	EM(PROXY_RETURN_SCHEDULE,	"schedule")		\
