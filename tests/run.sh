@@ -119,7 +119,7 @@ scan_console() {
 		report "SKIP [$label] $3 - no $(basename "$1") to scan"
 		return 0
 	fi
-	awk '/pxtest: expect hung_task begin/ { w = 1 } /pxtest: expect hung_task end/ { w = 0 }
+	awk '/pxtest: expect hung_task begin/ { w = 1; next } /pxtest: expect hung_task end/ { w = 0; next }
 		w && /blocked for more than|hung_task_timeout_secs|Call Trace:/ { next } { print }' "$1" |
 		grep -Ef "$res/badness-patterns" | grep -vEf "$res/allow" > "$2" || true
 	if [ -s "$2" ]; then
