@@ -129,20 +129,9 @@ static void write_text(const char *name, const char *const lines[])
 static int runsh(const char *sh)
 {
 	char cmd[PATH_MAX * 2];
-	size_t n;
-	FILE *p;
-	int st;
 
 	snprintf(cmd, sizeof(cmd), "cd %s && { %s; } 2>&1", dir, sh);
-	p = popen(cmd, "r");
-	if (!p) {
-		perror("popen");
-		exit(1);
-	}
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return unit_popen_read(cmd, out, sizeof(out));
 }
 
 /* Run pxpostmortem ARGS (in @dir, stdin /dev/null unless ARGS say). */
@@ -460,17 +449,11 @@ static int bench(long events, int pids, const char *old)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX], cmd[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0) {
+	if (unit_tool_path(tool, sizeof(tool), "pxpostmortem") ||
+	    unit_tool_path(inv, sizeof(inv), "inversion")) {
 		perror("readlink");
 		return 1;
 	}
-	self[n] = '\0';
-	*strrchr(self, '/') = '\0';	/* build/tests/unit */
-	snprintf(tool, sizeof(tool), "%s/../../tools/bin/pxpostmortem", self);
-	snprintf(inv, sizeof(inv), "%s/../../tools/bin/inversion", self);
 	if (access(tool, X_OK)) {
 		printf("not ok pm-tool - no %s: make -C tools\n", tool);
 		return 1;
@@ -491,8 +474,6 @@ int main(int argc, char **argv)
 	test_stdin();
 	test_errors();
 	test_recipe();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		printf("# could not remove %s\n", dir);
+	unit_rm_rf(dir);
 	return unit_exit();
 }

@@ -32,20 +32,13 @@ static int drive(const char *args, const char *script)
 	char cmd[PATH_MAX * 2 + 2048], path[PATH_MAX + 16];
 	size_t n;
 	FILE *p;
-	int st;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/scr", dir);
 	unlink(path);
 	snprintf(cmd, sizeof(cmd), "cd %s && \"$PTYD\" -S scr -D 200ms -i 300ms -t 20s %s -- "
 		 "sh -c '%s' 2>&1 < /dev/null", dir, args, script);
-	p = popen(cmd, "r");
-	if (!p) {
-		perror("popen");
-		exit(1);
-	}
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
+	rc = unit_popen_read(cmd, out, sizeof(out));
 	scr[0] = '\0';
 	p = fopen(path, "r");
 	if (p) {
@@ -53,7 +46,7 @@ static int drive(const char *args, const char *script)
 		scr[n] = '\0';
 		fclose(p);
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return rc;
 }
 
 #define HAS(name, buf, needle) \
@@ -139,16 +132,10 @@ static void test_jobs(void)
 
 int main(void)
 {
-	char self[PATH_MAX], cmd[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0) {
+	if (unit_tool_path(tool, sizeof(tool), "ptydrive")) {
 		perror("readlink");
 		return 1;
 	}
-	self[n] = '\0';
-	*strrchr(self, '/') = '\0';	/* build/tests/unit */
-	snprintf(tool, sizeof(tool), "%s/../../tools/bin/ptydrive", self);
 	if (access(tool, X_OK)) {
 		printf("skip ptydrive - no %s: make -C tools\n", tool);
 		return 0;
@@ -162,8 +149,6 @@ int main(void)
 	test_screen();
 	test_restore();
 	test_jobs();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		printf("# could not remove %s\n", dir);
+	unit_rm_rf(dir);
 	return unit_exit();
 }
