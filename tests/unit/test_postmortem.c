@@ -358,7 +358,7 @@ static void test_errors(void)
  */
 static void test_recipe(void)
 {
-	char sh[PATH_MAX + 64];
+	char sh[sizeof(inv) + 32];
 	int rc;
 
 	if (access(inv, X_OK)) {
