@@ -63,6 +63,18 @@ stop() {
 
 # ------------------------------------------------------------ error paths
 
+# refused NAME REGEX COMMAND...: COMMAND (tool $t) exits non-zero with one
+# clear line on stderr matching REGEX: check bpf-tools/$boot/$t/NAME.
+refused() {
+	n=$1 re=$2; shift 2
+	rc=0
+	"$@" > "$T/e.out" 2> "$T/e.err" || rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] && grep -q "$re" "$T/e.err"; then
+		ok "bpf-tools/$boot/$t/$n"
+	else
+		notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
+	fi
+}
 for t in $TOOLS; do
 	# Bad arguments: usage on stderr, non-zero exit, nothing loaded.
 	for bad in "--bogus" "0" "-p notapid" "-c /no/such/cgroup" "1 2 3"; do
@@ -85,16 +97,10 @@ for t in $TOOLS; do
 	if [ $rc -eq 0 ] && grep -q 'EXAMPLES' "$T/help.out"; then ok "bpf-tools/$boot/$t/help"
 	else notok "bpf-tools/$boot/$t/help" "exit $rc or no EXAMPLES in -h"; fi
 
-	# expect_err NAME REGEX ENV...: one clear line matching REGEX, exit != 0.
+	# expect_err NAME REGEX ENV...: tool $t with ENV, refused (refused()).
 	expect_err() {
 		n=$1 re=$2; shift 2
-		rc=0
-		env "$@" "$t" 1 1 > "$T/e.out" 2> "$T/e.err" || rc=$?
-		if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] && grep -q "$re" "$T/e.err"; then
-			ok "bpf-tools/$boot/$t/$n"
-		else
-			notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
-		fi
+		refused "$n" "$re" env "$@" "$t" 1 1
 	}
 	expect_err no-btf "^$t: .*no BTF.*CONFIG_DEBUG_INFO_BTF" PXBPF_VMLINUX_BTF=/nonexistent
 	# A BTF file without the sched_proxy events stands for a kernel
@@ -118,14 +124,7 @@ done
 
 grep -q '^pxt60:' /etc/passwd || echo 'pxt60:x:60600:60600:pxt60:/:/bin/sh' >> /etc/passwd
 for t in $TOOLS; do
-	rc=0
-	su pxt60 -s /bin/sh -c "$t 1 1" > "$T/e.out" 2> "$T/e.err" || rc=$?
-	if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] &&
-	   grep -q "^$t: needs CAP_BPF and CAP_PERFMON (or root)" "$T/e.err"; then
-		ok "bpf-tools/$boot/$t/not-root"
-	else
-		notok "bpf-tools/$boot/$t/not-root" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
-	fi
+	refused not-root "^$t: needs CAP_BPF and CAP_PERFMON (or root)" su pxt60 -s /bin/sh -c "$t 1 1"
 done
 
 # Not root, but CAP_BPF and CAP_PERFMON (tools/capexec: uid 60600 keeps
@@ -156,14 +155,8 @@ for t in $TOOLS; do
 		notok "bpf-tools/$boot/$t/caps-bpf-perfmon" "exit $rc, stderr: $(head -3 "$T/c.err" | tr '\n' ' ')stdout: $(head -c 200 "$T/c.out")"
 	fi
 	for c in bpf perfmon; do
-		rc=0
-		capexec -u 60600 -c $c -- $t -j 1 1 > "$T/c.out" 2> "$T/c.err" || rc=$?
-		if [ $rc -ne 0 ] && [ "$(wc -l < "$T/c.err")" -eq 1 ] &&
-		   grep -q "^$t: needs CAP_BPF and CAP_PERFMON (or root)" "$T/c.err"; then
-			ok "bpf-tools/$boot/$t/caps-$c-only"
-		else
-			notok "bpf-tools/$boot/$t/caps-$c-only" "exit $rc, stderr: $(head -3 "$T/c.err" | tr '\n' ' ')"
-		fi
+		refused caps-$c-only "^$t: needs CAP_BPF and CAP_PERFMON (or root)" \
+			capexec -u 60600 -c $c -- $t -j 1 1
 	done
 done
 
