@@ -34,15 +34,13 @@ else
 	echo 10 > /proc/sys/kernel/hung_task_warnings
 	echo "pxtest: expect hung_task begin" > /dev/kmsg
 	echo 2 > $HT
-	abba --uninterruptible --hold 6s > "${TMPDIR-/tmp}/abba.$$" 2>&1
+	abba --uninterruptible --hold 6s
 	rc=$?
 	echo 0 > $HT
 	sleep 0.5
 	echo "pxtest: expect hung_task end" > /dev/kmsg
 	echo "$old_to" > $HT
 	echo "$old_warn" > /proc/sys/kernel/hung_task_warnings
-	cat "${TMPDIR-/tmp}/abba.$$"
-	rm -f "${TMPDIR-/tmp}/abba.$$"
 	# "INFO: task abba:PID blocked for more than 2 seconds": the
 	# uninterruptible locker, not the killable one.
 	n=$(dmesg | sed -n 's/.*INFO: task abba:\([0-9]*\) blocked for more than 2 seconds.*/\1/p' | sort -u | wc -l)
