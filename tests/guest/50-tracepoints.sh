@@ -32,11 +32,13 @@ grep -q 'reason=%s' "$EV/sched_proxy_abort/format" &&
 	grep -q 'owner_cpu' "$EV/sched_proxy_abort/format" && ok tp/abort-format-symbolic ||
 	notok tp/abort-format-symbolic "reason is not printed symbolically"
 
-# rec NAME inversion-args...: record the scenario, keep the text report.
+# rec NAME inversion-args...: record the scenario, keep the text report
+# ($rec_extra: more trace-cmd event options).
+rec_extra=''
 rec() {
 	name=$1; shift
-	px_record "$T/$name" -e sched_proxy -e sched:sched_switch -e lock:contention_begin \
-		-e lock:contention_end inversion "$@" -q
+	# shellcheck disable=SC2086 # options, one word each
+	px_record "$T/$name" -e sched_proxy -e sched:sched_switch $rec_extra inversion "$@" -q
 	[ "$px_rc" = 0 ] || { notok "tp/$name-record" "$(tail -c 300 "$T/$name.out")"; return 1; }
 	if [ "$px_empty" = 1 ] && ! grep -qw 'proxy_exec=disable' /proc/cmdline; then
 		notok "tp/$name-record" "empty trace: no sched_proxy event with proxy execution on"
@@ -51,7 +53,10 @@ n=5
 [ $proxy = on ] || n=2
 rec chain chain -D 3 -b 3000 -n $n
 rec xcpu xcpu -c 0,1 -b 3000 -n $n
+# The lock events only where a check reads them (woken-donor-does-not-spin).
+rec_extra='-e lock:contention_begin -e lock:contention_end'
 rec sleep sleep-owner -s 3000 -b 200 -n $n
+rec_extra=''
 rec rt rt -b 3000 -n $n
 
 if [ $proxy = off ]; then
