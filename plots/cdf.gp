@@ -19,10 +19,15 @@ set grid xtics ytics mxtics
 set key top right box opaque
 # The tail as 1 - CDF at each bucket's upper edge (the last bucket, 0, is
 # off the log axis): p99 is where a line crosses 0.01, p99.9 at 0.001.
+# Each line also starts at its first bucket's lower edge, where all the
+# samples lie above (1): a mode whose samples share one bucket has no
+# other point on the log axis, and with every mode so (one sample each,
+# as in a short run) gnuplot would have nothing to plot and fail.
 set arrow 1 from graph 0, first 0.01 to graph 1, first 0.01 nohead dt 3 lc rgb 'gray40'
 set arrow 2 from graph 0, first 0.001 to graph 1, first 0.001 nohead dt 3 lc rgb 'gray40'
 plot for [i=1:words(files)] word(files, i) using ($2 / 1e6):(1 - $4) with steps lw 2 lc rgb word(colors, i) title word(names, i), \
-	for [i=1:words(files)] word(files, i) using ($2 / 1e6):(1 - $4) with points pt 7 ps 0.4 lc rgb word(colors, i) notitle
+	for [i=1:words(files)] word(files, i) using ($2 / 1e6):(1 - $4) with points pt 7 ps 0.4 lc rgb word(colors, i) notitle, \
+	for [i=1:words(files)] word(files, i) using ($1 / 1e6):(column(0) == 0 ? 1 : 1/0) with points pt 7 ps 0.4 lc rgb word(colors, i) notitle
 unset arrow 1
 unset arrow 2
 unset logscale x
