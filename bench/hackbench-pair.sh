@@ -11,13 +11,17 @@
 #   default: 7 runs each of "hackbench -g 4 -l 500" on 4 vCPUs
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+cli_prog=hackbench-pair
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+case ${1-} in -h|--help) usage ;; esac
 runs=${1:-7}
 [ $# -gt 0 ] && shift
+printf '%s\n' "$runs" | grep -qxE '[1-9][0-9]*' || usage "RUNS must be a positive number, not '$runs'"
 args=${*:--g 4 -l 500}
 T=$(mktemp -d "${TMPDIR:-/tmp}/hbpair.XXXXXX")
 trap 'rm -rf "$T"' 0
 F=/sys/kernel/debug/sched/features
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 hb="hackbench $args | sed -n 's/^Time: //p'"
 
 "$top/guest/run.sh" --cpus 4 --timeout 1200 --out "$T/on" -- sh -c "
@@ -28,15 +32,15 @@ hb="hackbench $args | sed -n 's/^Time: //p'"
 		echo PROXY_V6_HANDOFF > $F; echo \"v6 \$($hb)\"
 	done
 	echo NO_PROXY_V6_HANDOFF > $F" > "$T/on.raw" 2>&1 ||
-	{ echo "hackbench-pair: proxy-on boot failed" >&2; cat "$T/on.raw" >&2; exit 1; }
+	{ cat "$T/on.raw" >&2; die "proxy-on boot failed"; }
 "$top/guest/run.sh" --cpus 4 --timeout 1200 --append proxy_exec=disable --out "$T/off" -- sh -c "
 	hackbench $args > /dev/null
 	for i in \$(seq $runs); do echo \"off \$($hb)\"; done" > "$T/off.raw" 2>&1 ||
-	{ echo "hackbench-pair: proxy-off boot failed" >&2; cat "$T/off.raw" >&2; exit 1; }
+	{ cat "$T/off.raw" >&2; die "proxy-off boot failed"; }
 
 for mode in off current v6; do
 	grep -h "^$mode [0-9]" "$T/on.raw" "$T/off.raw" | awk '{ print $2 }' > "$T/$mode.times"
-	[ "$(wc -l < "$T/$mode.times")" = "$runs" ] || { echo "hackbench-pair: $mode: expected $runs times" >&2; cat "$T/on.raw" "$T/off.raw" >&2; exit 1; }
+	[ "$(wc -l < "$T/$mode.times")" = "$runs" ] || { cat "$T/on.raw" "$T/off.raw" >&2; die "$mode: expected $runs times"; }
 	eval "m_$mode=$(median < "$T/$mode.times")"
 	echo "$mode: $(tr '\n' ' ' < "$T/$mode.times")-> median $(median < "$T/$mode.times") s"
 done

@@ -48,8 +48,11 @@
 # Results: see bench/README.md (per mode: run.log, <scenario>/r<rep>.*, and
 # the boot's console.log, dmesg.log, ... there or, one boot per repetition,
 # in boot<rep>/; summary.json, summary.tsv, summary.txt, plots/).
-# Exit status: 0 all ran; 1 a scenario failed or a guest hung (marked in
-# the table, partial results kept); 2 usage; 3 --compare found regressions.
+# A boot's console is scanned for kernel badness as the tests' are
+# (lib/sh/console.sh): the bad lines go to the boot's badness file.
+# Exit status: 0 all ran; 1 a scenario failed, a guest hung or its kernel
+# log had bad lines (marked in the table or named on stderr, partial
+# results kept); 2 usage; 3 --compare found regressions.
 #
 # Examples:
 #   bench/run.sh                               # all modes and scenarios
@@ -63,6 +66,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cli_prog=bench
 # shellcheck source=lib/sh/cli.sh
 . "$top/lib/sh/cli.sh"
+# shellcheck source=lib/sh/console.sh
+. "$top/lib/sh/console.sh"
 
 all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench,messaging
@@ -121,6 +126,7 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 fi
 mkdir -p "$out"
 res=$(cd "$out" && pwd)
+console_patterns "$res" || die "cannot write the console patterns to $res"
 
 mode_append() {
 	case $1 in
@@ -310,6 +316,12 @@ for boot in $plan; do
 	result=$(cat "$bout/result" 2>/dev/null || echo none)
 	if [ "$result" != ok ] || [ "$rc" != 0 ]; then
 		echo "bench: [$m, boot $b/$nboots] guest $result (exit $rc): see $bout/console.log" >&2
+		failed=1
+	fi
+	if [ -f "$bout/console.log" ]; then console_badness "$bout/console.log" "$res"; fi > "$bout/badness"
+	if [ -s "$bout/badness" ]; then
+		echo "bench: [$m, boot $b/$nboots] kernel log: $(wc -l < "$bout/badness") bad lines, first:" \
+			"$(head -1 "$bout/badness") (all: $bout/badness)" >&2
 		failed=1
 	fi
 	if [ -n "$feature" ] && ! grep -qx "sched_feature: $feature on" "$bout/bench-kernel.txt" 2>/dev/null; then

@@ -17,12 +17,14 @@
 # build/initramfs-<flavour>.stamp).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavour=${1:?usage: guest/mkinitramfs.sh lean|debug|kasan}
-case $flavour in lean|debug|kasan) ;; *) echo "mkinitramfs: unknown flavour '$flavour' (lean|debug|kasan)" >&2; exit 2 ;; esac
+cli_prog=mkinitramfs
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+[ $# -eq 1 ] || usage "want one flavour"
+case $1 in lean|debug|kasan) flavour=$1 ;; -h|--help) usage ;; *) usage "unknown flavour '$1'" ;; esac
 out=$top/build/initramfs-$flavour.cpio.gz
 stamp=$top/build/initramfs-$flavour.stamp
 modroot=$top/build/obj-$flavour/modroot
-die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
 [ -d "$modroot/lib/modules" ] || die "no modules in $modroot: run make kernel$([ "$flavour" = lean ] || echo "-$flavour")"
 busybox=$(command -v busybox) || die "busybox missing: make deps"

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Extract Debian's linux-source-6.12 into build/linux as a git tree whose
 # first commit is the pristine base, then apply kernel/series with git am.
+# Idempotent: if the tree's commits on top of the base already match the
+# series (by whitespace-sensitive patch-id), nothing is touched, so file
+# mtimes stay and make rebuilds only what changed.  A patch that fails to
+# apply stops here, naming the patch and showing the conflict.
 #
 # Usage: kernel/prepare-tree.sh [--force]
-#
-# Idempotent: if the tree's commits on top of the base already match the
-# series (by whitespace-sensitive patch-id), nothing is touched, so file mtimes stay and make
-# rebuilds only what changed.  A patch that fails to apply stops here,
-# naming the patch and showing the conflict.
+#   --force   re-apply the whole series onto the pristine base even when
+#             the tree already matches it (every file is touched: a full
+#             kernel rebuild follows)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${PX_TREE:-$top/build/linux}
@@ -18,7 +20,16 @@ patches=$top/kernel/patches
 export GIT_AUTHOR_NAME=proxyexec GIT_AUTHOR_EMAIL=proxyexec@localhost
 export GIT_COMMITTER_NAME=proxyexec GIT_COMMITTER_EMAIL=proxyexec@localhost
 
-die() { echo "prepare-tree: $*" >&2; exit 1; }
+cli_prog=prepare-tree
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+force=
+case $#:${1-} in
+0:) ;;
+1:--force) force=1 ;;
+*:-h|*:--help) usage ;;
+*) usage "unknown argument '$1'" ;;
+esac
 
 # After the tree matches the series: the trace event header must be the one
 # in tracepoints/, and build/linux-dev (a worktree of this repository, where
@@ -70,14 +81,14 @@ git log --reverse --format=%H pristine..HEAD | while read -r c; do
 	git show "$c" | git patch-id --verbatim | cut -d' ' -f1
 done > "$have"
 
-if cmp -s "$want" "$have"; then
+if [ -z "$force" ] && cmp -s "$want" "$have"; then
 	echo "prepare-tree: $tree is up to date ($(wc -l < "$want") patches)"
 	finish
 fi
 
 # Keep the longest common prefix, re-apply the rest.
 n=0
-while :; do
+while [ -z "$force" ]; do
 	a=$(sed -n "$((n + 1))p" "$want"); b=$(sed -n "$((n + 1))p" "$have")
 	[ -n "$a" ] && [ "$a" = "$b" ] || break
 	n=$((n + 1))

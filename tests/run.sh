@@ -1,14 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The test runner: host unit tests, then in-guest tests, one boot per group.
-#
-# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep] [--update-expected]
-#   --only REGEX   only unit tests / test scripts whose file name matches
-#   --kernel K     only the boots of kernel K (host unit tests still run)
-#   --keep         keep all old result folders (default: the newest 10)
-#   --update-expected  write the checks each guest script reported in each
-#                  of its boots into tests/expected/SCRIPT.txt (see below)
-#
 # Host: every executable build/tests/unit/* is run, then every executable
 # tests/host/*.sh (checks of the repository on the host, e.g. checkpatch;
 # "# pxtest-timeout: SEC" as below, default 120).  Guest: every
@@ -27,7 +19,9 @@
 # declares the checks a guest script reports in each of its boots, one
 # "[BOOT] NAME" a line: a declared check that was not reported FAILs, and
 # so does one reported but not declared (a new check is declared with the
-# change that adds it: --update-expected).
+# change that adds it: --update-expected).  The host's unit tests, host
+# checks and the bench self-test likewise, in tests/expected/host/NAME.txt
+# (boot "host").
 #
 # Output: "PASS [boot] NAME", "FAIL [boot] NAME - reason" or "SKIP [boot]
 # NAME - reason" (a check that did not run: not a failure, but never left
@@ -37,15 +31,26 @@
 # exit 1 if anything failed.  A hung or panicked boot fails every script
 # in its group and shows the console tail.  Logs:
 # build/test-results/<date-time>/.
+#
+# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep] [--update-expected]
+#   --only REGEX   only unit tests / test scripts whose file name matches
+#   --kernel K     only the boots of kernel K (host unit tests still run)
+#   --keep         keep all old result folders (default: the newest 10)
+#   --update-expected  write the checks each guest script reported in each
+#                  of its boots into tests/expected/SCRIPT.txt (see above)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage() { [ $# -gt 0 ] && echo "tests: $*" >&2; sed -n '4,9s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+cli_prog=tests
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+# shellcheck source=lib/sh/console.sh
+. "$top/lib/sh/console.sh"
 only=. kernel='' keep='' update_expected=''
 while test $# -gt 0; do
 	case $1 in
-	--only) [ $# -ge 2 ] || usage "--only needs a pattern"; only=$2; shift ;;
+	--only) checkarg "$1" $# "${2-}" '.' REGEX; only=$2; shift ;;
 	--update-expected) update_expected=1 ;;
-	--kernel) echo "${2-}" | grep -qxE 'lean|debug' || usage "--kernel lean|debug"; kernel=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug)$' 'lean|debug'; kernel=$2; shift ;;
 	--keep) keep=1 ;;
 	-h|--help) usage ;;
 	*) usage "unknown option '$1'" ;;
@@ -83,12 +88,13 @@ parse() {
 # expect_checks LOG BOOT SCRIPT: the checks SCRIPT reported in LOG against
 # those tests/expected/SCRIPT.txt declares for BOOT (a set: a name may be
 # reported several times); --update-expected rewrites BOOT's lines there.
+# Host checks are SCRIPT host/NAME: tests/expected/host/NAME.txt.
 expect_checks() {
 	exp=$top/tests/expected/$3.txt
 	sed -n -e 's/^not ok \([^ ]*\).*/\1/p' -e 's/^\(ok\|skip\|xfail\|xpass\) \([^ ]*\).*/\2/p' "$1" |
 		LC_ALL=C sort -u | sed "s/^/[$2] /" > "$1.checks"
 	if [ -n "$update_expected" ]; then
-		mkdir -p "$top/tests/expected"
+		mkdir -p "$(dirname "$exp")"
 		{ awk -v b="[$2] " 'index($0, b) != 1' "$exp" 2>/dev/null; cat "$1.checks"; } |
 			LC_ALL=C sort > "$exp.tmp"
 		mv "$exp.tmp" "$exp"
@@ -107,21 +113,15 @@ expect_checks() {
 	done
 }
 
-# scan_console CONSOLE BADNESS NAME: kernel badness in CONSOLE, as
-# rcutorture's console-badness.sh: match, then allow-list; the bad lines
-# go to BADNESS; one PASS/FAIL line NAME for $label (SKIP: no console).
-# A test that provokes a hung-task report on purpose (37-abba) writes
-# "pxtest: expect hung_task begin" and "... end" to /dev/kmsg around it:
-# in between, that report's own lines are not badness (the test checks
-# them); anything else still is.
+# scan_console CONSOLE BADNESS NAME: kernel badness in CONSOLE
+# (lib/sh/console.sh); the bad lines go to BADNESS; one PASS/FAIL line
+# NAME for $label (SKIP: no console).
 scan_console() {
 	if [ ! -f "$1" ]; then
 		report "SKIP [$label] $3 - no $(basename "$1") to scan"
 		return 0
 	fi
-	awk '/pxtest: expect hung_task begin/ { w = 1; next } /pxtest: expect hung_task end/ { w = 0; next }
-		w && /blocked for more than|hung_task_timeout_secs|Call Trace:/ { next } { print }' "$1" |
-		grep -Ef "$res/badness-patterns" | grep -vEf "$res/allow" > "$2" || true
+	console_badness "$1" "$res" > "$2"
 	if [ -s "$2" ]; then
 		report "FAIL [$label] $3 - $(wc -l < "$2") bad lines, first: $(head -1 "$2")"
 		head -20 "$2" | sed 's/^/    /' >&2
@@ -130,10 +130,7 @@ scan_console() {
 	fi
 }
 
-# Kernel badness on the console (shared with tests/soak.sh), and the lines
-# that match it but are benign.
-sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$top/tests/console-badness.txt" > "$res/badness-patterns"
-sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$top/tests/console-allow.txt" > "$res/allow"
+console_patterns "$res"
 
 # Test objects the guest tests use (the guest sees them under /px/repo).
 mkdir -p "$top/build/tests/bpf"
@@ -155,6 +152,7 @@ for u in "$top"/build/tests/unit/*; do
 	rc=0
 	"$u" > "$res/host/$name.log" 2>&1 || rc=$?
 	parse "$res/host/$name.log" host "$name" "$rc"
+	expect_checks "$res/host/$name.log" host "host/$name"
 done
 for src in "$top"/tests/unit/*.c; do
 	[ -f "$src" ] || continue
@@ -180,6 +178,7 @@ for s in "$top"/tests/host/*.sh; do
 	rc=0
 	(cd "$top" && timeout -s KILL "${to:-120}" "$s") > "$log" 2>&1 < /dev/null || rc=$?
 	parse "$log" host "$name" "$rc"
+	expect_checks "$log" host "host/$(basename "$s" .sh)"
 done
 
 # The benchmark's self-test (bench/run.sh --quick, host side, boots its own
@@ -196,6 +195,7 @@ if echo bench-selftest | grep -qE -- "$only"; then
 		rc=0
 		"$top/bench/selftest.sh" > "$res/host/bench-selftest.log" 2>&1 < /dev/null || rc=$?
 		parse "$res/host/bench-selftest.log" host bench-selftest "$rc"
+		expect_checks "$res/host/bench-selftest.log" host host/bench-selftest
 	fi
 fi
 

@@ -30,6 +30,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cli_prog=soak
 # shellcheck source=lib/sh/cli.sh
 . "$top/lib/sh/cli.sh"
+# shellcheck source=lib/sh/console.sh
+. "$top/lib/sh/console.sh"
 duration=30m kernel=kasan cpus=8 boots=2 parallel=2 out=
 while test $# -gt 0; do
 	case $1 in
@@ -49,9 +51,7 @@ case $duration in *m) secs=$((secs * 60)) ;; *h) secs=$((secs * 3600)) ;; esac
 [ -n "$out" ] || out=$top/build/soak/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out" || exit 3
 out=$(cd "$out" && pwd)
-strip() { sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$1"; }
-strip "$top/tests/console-badness.txt" > "$out/badness-patterns"
-strip "$top/tests/console-allow.txt" > "$out/allow"
+console_patterns "$out"
 : > "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 # jstr: a JSON string of stdin's first line.
@@ -129,8 +129,7 @@ while [ "$i" -le "$boots" ]; do
 	[ -f "$soak" ] || echo "no soak/soak.txt: the guest script did not finish" >> "$dir/findings"
 	{ [ "$result" != ok ] || [ "$rc" = 0 ] || grep -q '^not ok ' "$dir/output.log"; } ||
 		echo "guest script exited $rc without a failed check" >> "$dir/findings"
-	grep -Ef "$out/badness-patterns" "$dir/console.log" 2>/dev/null |
-		grep -vEf "$out/allow" > "$dir/badness" || true
+	if [ -f "$dir/console.log" ]; then console_badness "$dir/console.log" "$out"; fi > "$dir/badness"
 	nbad=$(wc -l < "$dir/badness")
 	[ "$nbad" = 0 ] || echo "kernel log: $nbad bad lines ($(categorize "$dir/badness")), first: $(head -1 "$dir/badness")" >> "$dir/findings"
 	# warn_count must not change (a WARN whose console line was lost still

@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Host check: lib/sh/console.sh, the console scan behind kernel-log-clean,
+# the soak's findings and the bench's boots, on a made-up console log.
+#
+#   ok console-scan/warning            a WARNING and a BUG line are bad
+#   ok console-scan/allow-list         the lockdep boot banner is not
+#   ok console-scan/expected-hung-task a hung-task report between the
+#                                      "pxtest: expect hung_task" markers is not
+#   ok console-scan/outside-markers    the same report after them is
+#   ok console-scan/total              exactly those 3 lines in all
+#   ok console-scan/clean-log          a clean log gives nothing, status 0
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=lib/sh/console.sh
+. "$top/lib/sh/console.sh"
+T=${TMPDIR-/tmp}/pxconsole.$$
+trap 'rm -rf "$T"' 0
+mkdir -p "$T"
+console_patterns "$T" || { echo "not ok console-scan/warning - console_patterns failed"; exit 1; }
+
+cat > "$T/console.log" <<'LOG'
+[    0.000000] Linux version 6.12.57
+[    0.100000] rcu:     RCU lockdep checking is enabled.
+[    1.000000] WARNING: CPU: 1 PID: 42 at kernel/sched/core.c:7000 find_proxy_task+0x10/0x20
+[    2.000000] pxtest: expect hung_task begin
+[    4.000000] INFO: task abba:77 blocked for more than 2 seconds.
+[    4.000001] "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.
+[    4.000002] Call Trace:
+[    4.500000] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[    5.000000] pxtest: expect hung_task end
+[    9.000000] INFO: task abba:78 blocked for more than 7 seconds.
+LOG
+console_badness "$T/console.log" "$T" > "$T/bad"
+fail=0
+check() { # NAME WHAT GREP-PATTERN WANT-COUNT
+	n=$(grep -c -- "$3" "$T/bad")
+	if [ "$n" = "$4" ]; then echo "ok console-scan/$1"
+	else echo "not ok console-scan/$1 - $2: $n lines match '$3', want $4"; fail=1
+	fi
+}
+check warning "WARNING and BUG reported" 'WARNING: CPU: 1\|BUG: kernel NULL' 2
+check allow-list "the lockdep banner is allowed" 'lockdep checking' 0
+check expected-hung-task "the expected report is not badness" 'abba:77\|hung_task_timeout_secs\|Call Trace' 0
+check outside-markers "a report after the end marker is badness" 'abba:78' 1
+total=$(wc -l < "$T/bad")
+if [ "$total" = 3 ]; then echo "ok console-scan/total"
+else echo "not ok console-scan/total - $total bad lines in all, want 3:"; sed 's/^/# /' "$T/bad"; fail=1
+fi
+
+printf '[    0.0] Linux version 6.12.57\n[    1.0] Run /init as init process\n' > "$T/clean.log"
+rc=0
+out=$(console_badness "$T/clean.log" "$T") || rc=$?
+if [ "$rc" = 0 ] && [ -z "$out" ]; then echo "ok console-scan/clean-log"
+else echo "not ok console-scan/clean-log - status $rc, output '$out'"; fail=1
+fi
+exit $fail
