@@ -35,7 +35,6 @@
 
 #include "pxutil.h"
 
-#define DEV_PATH	"/dev/proxylab"
 #define MAX_SPIN	64
 
 static struct env {
@@ -62,7 +61,7 @@ static void run_locker(int i, int cpu)
 		.idx = i ? env.a : env.b,
 		.flags = !i && env.uninterruptible ? PROXYLAB_LOCK_UNINTERRUPTIBLE : 0,
 	};
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	int fd = px_lab_open();
 
 	if (fd < 0 || px_pin_self(cpu) || ioctl(fd, PROXYLAB_IOC_LOCK, &first))
 		_exit(2);
@@ -90,7 +89,7 @@ static bool lock_is_free(int idx)
 	int status;
 
 	if (!pid) {
-		int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+		int fd = px_lab_open();
 
 		_exit(fd < 0 || ioctl(fd, PROXYLAB_IOC_LOCK, &arg) ||
 		      ioctl(fd, PROXYLAB_IOC_UNLOCK, &arg.idx) ? 1 : 0);

@@ -125,7 +125,6 @@ struct inv_shared {
 	uint64_t	samples[];			/* wait_ns, INV_MAX_SAMPLES */
 };
 
-#define DEV_PATH	"/dev/proxylab"
 #define STATE_PATH	"/sys/kernel/debug/proxylab_state"
 #define TRACE_MARKER	"/sys/kernel/tracing/trace_marker"
 #define TRACING_ON	"/sys/kernel/tracing/tracing_on"

@@ -19,24 +19,15 @@ static int marker_fd = -1, tracing_on_fd = -1;	/* --break, opened by the parent 
 /* Nothing can run without the lab: say so before forking anything. */
 void lab_check_device(void)
 {
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd >= 0) {
-		close(fd);
-		return;
-	}
-	if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
-		px_fatalx(EXIT_FAIL, "no %s: kernel without CONFIG_PROXYLAB", DEV_PATH);
-	px_fatal(EXIT_FAIL, "cannot open %s%s", DEV_PATH,
-		 errno == EACCES ? " (run as root)" : "");
+	close(px_lab_open_or_exit(EXIT_FAIL));
 }
 
 int lab_open(const char *who)
 {
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	int fd = px_lab_open();
 
 	if (fd < 0)
-		child_fail("%s: cannot open %s: %s", who, DEV_PATH, strerror(errno));
+		child_fail("%s: cannot open %s: %s", who, PX_LAB_DEV, strerror(errno));
 	return fd;
 }
 

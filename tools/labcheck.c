@@ -27,22 +27,12 @@
 
 #include "pxutil.h"
 
-#define DEV_PATH	"/dev/proxylab"
 #define STATE_PATH	"/sys/kernel/debug/proxylab_state"
 #define NR_USED		10
 
 static int failed, base;
 
 #define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
-
-static int lab_open(void)
-{
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		px_fatal(1, "cannot open %s", DEV_PATH);
-	return fd;
-}
 
 /* ioctl result as 0 or an errno. */
 static int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
@@ -121,7 +111,7 @@ static bool lock_is_free(int idx)
 	pid_t pid = fork();
 
 	if (!pid) {
-		int fd = lab_open();
+		int fd = px_lab_open_or_exit(1);
 
 		_exit(lock_err(fd, idx, 0, NULL) || unlock_err(fd, idx) ? 1 : 0);
 	}
@@ -164,7 +154,7 @@ static void test_einval(int fd)
 
 static void test_eperm(int fd)
 {
-	int fd2 = lab_open(), m = base + 1, status;
+	int fd2 = px_lab_open_or_exit(1), m = base + 1, status;
 	pid_t pid;
 
 	check_errno("unlock-not-held-eperm", unlock_err(fd, m), EPERM);
@@ -228,7 +218,7 @@ static void test_killed_waiter(int fd)
 	check_errno("lock-for-kill", lock_err(fd, m, 0, NULL), 0);
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		lock_err(cfd, m, 0, NULL);
 		_exit(0);	/* never reached while the parent holds m */
@@ -263,7 +253,7 @@ static void test_sleep_eintr(void)
 
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		sigaction(SIGUSR1, &sa, NULL);
 		_exit(u64_err(cfd, PROXYLAB_IOC_SLEEP, 5000000) == EINTR ? 0 : 1);
@@ -317,7 +307,7 @@ static void test_lock_interruptible(int fd)
 	check_errno("lock-for-interruptible", lock_err(fd, m, 0, NULL), 0);
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open(), err;
+		int cfd = px_lab_open_or_exit(1), err;
 
 		sigaction(SIGUSR1, &sa, NULL);
 		err = lock_err(cfd, m, PROXYLAB_LOCK_INTERRUPTIBLE, NULL);
@@ -359,7 +349,7 @@ static void test_lock_uninterruptible(int fd)
 	check_errno("lock-for-uninterruptible", lock_err(fd, m, 0, NULL), 0);
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		_exit(lock_err(cfd, m, PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL) ? 1 : 0);
 	}
@@ -385,7 +375,7 @@ static void test_release(void)
 
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		if (lock_err(cfd, a, 0, NULL) || lock_err(cfd, b, 0, NULL))
 			_exit(1);
@@ -401,7 +391,7 @@ static void test_release(void)
 	/* Killed while holding. */
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		if (lock_err(cfd, c, 0, NULL))
 			_exit(1);
@@ -416,7 +406,7 @@ static void test_release(void)
 	waitpid(pid, NULL, 0);
 	check_free("killed-holder-releases", c);
 
-	fd = lab_open();
+	fd = px_lab_open_or_exit(1);
 	check_errno("lock-before-close", lock_err(fd, a, 0, NULL), 0);
 	close(fd);
 	check_free("close-releases", a);
@@ -436,7 +426,7 @@ static void test_exit_with_child(void)
 		px_fatal(1, "pipe");
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		if (lock_err(cfd, a, 0, NULL))
 			_exit(1);
@@ -523,7 +513,7 @@ static void test_wait_ns(int fd)
 		px_fatal(1, "pipe");
 	pid = fork();
 	if (!pid) {
-		int cfd = lab_open();
+		int cfd = px_lab_open_or_exit(1);
 
 		if (lock_err(cfd, m, 0, NULL))
 			_exit(1);
@@ -598,10 +588,10 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
-	fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	fd = px_lab_open();
 	if (fd < 0) {
 		printf("not ok lab/open - %s\n", errno == ENOENT ?
-		       "no /dev/proxylab: kernel without CONFIG_PROXYLAB" : strerror(errno));
+		       "no " PX_LAB_DEV ": kernel without CONFIG_PROXYLAB" : strerror(errno));
 		return 1;
 	}
 	printf("ok lab/open\n");

@@ -38,7 +38,6 @@
 
 #include "pxutil.h"
 
-#define DEV_PATH	"/dev/proxylab"
 #define MAX_WAITERS	16
 
 static struct env {
@@ -64,7 +63,7 @@ static int failed;
 
 static int lab_open(void)
 {
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	int fd = px_lab_open();
 
 	if (fd < 0)
 		_exit(2);

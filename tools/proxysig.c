@@ -27,7 +27,8 @@
 #include <unistd.h>
 #include <linux/proxylab.h>
 
-#define LAB "/dev/proxylab"
+#include "pxutil.h"
+
 #define MAX_EXIT_MS 500		/* leaving the wait must not take longer */
 
 static int failed;
@@ -70,10 +71,10 @@ static void pin(int cpu)
 
 static int lab_open(void)
 {
-	int fd = open(LAB, O_RDWR);
+	int fd = px_lab_open();
 
 	if (fd < 0) {
-		fprintf(stderr, "proxysig: %s: %s\n", LAB, strerror(errno));
+		fprintf(stderr, "proxysig: %s: %s\n", PX_LAB_DEV, strerror(errno));
 		_exit(2);
 	}
 	return fd;

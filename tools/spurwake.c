@@ -36,7 +36,6 @@
 
 #include "pxutil.h"
 
-#define DEV_PATH	"/dev/proxylab"
 
 static struct env {
 	int cpu;
@@ -69,19 +68,11 @@ static int failed;
 
 #define check(name, cond, ...) (failed |= !px_check("spurwake", name, cond, __VA_ARGS__))
 
-static int lab_open(void)
-{
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		px_fatal(2, "cannot open %s", DEV_PATH);
-	return fd;
-}
 
 static void run_owner(void)
 {
 	struct proxylab_lock arg = { .idx = env.idx };
-	int fd = lab_open();
+	int fd = px_lab_open_or_exit(2);
 
 	if (px_pin_self(env.cpu) || ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
 		_exit(1);
@@ -95,7 +86,7 @@ static void run_waiter(void)
 {
 	struct proxylab_lock arg = { .idx = env.idx };
 	uint32_t bo = 1;
-	int fd = lab_open();
+	int fd = px_lab_open_or_exit(2);
 
 	if (px_pin_self(env.cpu) || px_set_fifo(env.prio))
 		_exit(1);
@@ -200,7 +191,7 @@ int main(int argc, char **argv)
 		;
 	if (px_pin_self(poker_cpu))
 		px_fatal(2, "cannot pin to CPU %d", poker_cpu);
-	fd = lab_open();
+	fd = px_lab_open_or_exit(2);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		px_fatal(2, "mmap");

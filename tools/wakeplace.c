@@ -37,7 +37,6 @@
 
 #include "pxutil.h"
 
-#define DEV_PATH	"/dev/proxylab"
 #define HOG_PRIO	90
 
 static struct env {
@@ -62,19 +61,11 @@ struct shared {
 
 static struct shared *sh;
 
-static int lab_open(void)
-{
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		px_fatal(2, "cannot open %s", DEV_PATH);
-	return fd;
-}
 
 static void run_owner(void)
 {
 	struct proxylab_lock arg = { .idx = env.idx };
-	int fd = lab_open();
+	int fd = px_lab_open_or_exit(2);
 
 	if (px_pin_self(env.owner_cpu) || ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
 		_exit(1);
@@ -88,7 +79,7 @@ static void run_owner(void)
 static void run_waiter(void)
 {
 	struct proxylab_lock arg = { .idx = env.idx };
-	int fd = lab_open();
+	int fd = px_lab_open_or_exit(2);
 
 	if (sched_setaffinity(0, sizeof(env.waiter_cpus), &env.waiter_cpus) ||
 	    px_set_fifo(env.prio) || ioctl(fd, PROXYLAB_IOC_LOCK, &arg))

@@ -11,7 +11,9 @@
  *   log2 hist  px_log2_slot(), px_print_log2_hist() (libbpf-tools layout)
  *   llhist     fine log-linear latency histogram, gnuplot text file
  *   json       tiny streaming writer, pretty or JSON-lines
+ *   ksyms      kernel symbols from /proc/kallsyms, kernel stacks of BPF tools
  *   system     CPU lists, scheduling policies, cgroup v2, small files
+ *   lab        opening the lab device, /dev/proxylab
  *   result     the workload latency result file (tools/README.md)
  *
  * Conventions: functions that can fail return 0 or a negative errno and
@@ -324,6 +326,34 @@ void px_sleep_ns(uint64_t ns);
 /* "HH:MM:SS " local time into @f, the libbpf-tools -T timestamp. */
 void px_print_time(FILE *f);
 
+/* ----------------------------------------------------------------- ksyms
+ *
+ * Kernel addresses by name, from /proc/kallsyms (data symbols too with
+ * CONFIG_KALLSYMS_ALL), for the BPF tools' mutex addresses and stacks.
+ * px_ksyms_load() reads @path (NULL: /proc/kallsyms) into one table,
+ * replacing what an earlier call read; 0 or -errno.
+ *
+ * px_ksym_name(): "sym" or "sym+0xoff" for @addr into @buf, "" when no
+ * symbol covers it: inside the kernel image (_text.._end), or a module
+ * symbol followed by another within 1 MB, so a heap object gets none.
+ * Among symbols at one address the real one wins over compiler-made
+ * ones ("lab" over "__key.2").
+ *
+ * Stacks as bpf_get_stack()/bpf_get_stackid() give them: @ips[0..@sz
+ * bytes), @sz < 0 an -errno.  px_stack_first() is the first frame below
+ * the tracing machinery (the BPF program, bpf_trace_run*(), trace_*())
+ * when that is on top, else 0.  px_print_stack() prints "    TITLE:"
+ * and one frame a line ("[unknown]" without a symbol; a failed stack as
+ * "unavailable (why)", none when @sz is 0); px_json_stack() writes an
+ * array of "sym+0xoff" (or "0x..." hex) strings, null when @sz <= 0.
+ */
+int px_ksyms_load(const char *path);
+void px_ksyms_free(void);
+const char *px_ksym_name(uint64_t addr, char *buf, size_t len);
+int px_stack_first(const uint64_t *ips, int n);
+void px_print_stack(FILE *f, const char *title, const uint64_t *ips, int32_t sz);
+void px_json_stack(struct px_json *j, const char *key, const uint64_t *ips, int32_t sz);
+
 /* ---------------------------------------------------------------- result
  *
  * The one latency result of the lab workloads, read by the bench and the
@@ -369,5 +399,18 @@ void px_result_json_checks(struct px_result *r, struct px_json *j);
 int px_result_json_end(struct px_result *r, struct px_json *j, bool ok);
 int px_result_write_hist(struct px_result *r, const char *path, const char *title);
 void px_result_free(struct px_result *r);
+
+/* ------------------------------------------------------------------- lab
+ *
+ * The lab device (CONFIG_PROXYLAB): kernel mutexes user space can lock
+ * (its ioctls are in <linux/proxylab.h>, from the kernel tree).
+ * px_lab_open() returns the fd or -1 with errno set (for children that
+ * report failure through their exit status); px_lab_open_or_exit() says
+ * why it cannot ("no /dev/proxylab: kernel without CONFIG_PROXYLAB",
+ * "... (run as root)") and exits with @status.
+ */
+#define PX_LAB_DEV	"/dev/proxylab"
+int px_lab_open(void);
+int px_lab_open_or_exit(int status);
 
 #endif /* PXUTIL_H */
