@@ -140,6 +140,10 @@ check() {
 				[ -s "$res/$b/$f" ] || miss="$miss $b/$f"
 			done
 			[ "$(cat "$res/$b/result" 2>/dev/null)" = ok ] || miss="$miss ($b/result: $(cat "$res/$b/result" 2>/dev/null))"
+			# The console was scanned (lib/sh/console.sh) and was clean.
+			if [ ! -f "$res/$b/badness" ]; then miss="$miss $b/badness"
+			elif [ -s "$res/$b/badness" ]; then miss="$miss ($b/badness: $(head -1 "$res/$b/badness"))"
+			fi
 		done
 		for s in $scenarios; do
 			d=$m/$s
