@@ -30,7 +30,9 @@
 # all), then exactly "N passed, N failed, N skipped";
 # exit 1 if anything failed.  A hung or panicked boot fails every script
 # in its group and shows the console tail.  Logs:
-# build/test-results/<date-time>/.
+# build/test-results/<date-time>/; where the time went in timings.tsv
+# there (seconds per host check, per boot on the host's clock and per
+# guest script on the guest's), the slowest named at the end.
 #
 # Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep] [--update-expected]
 #   --only REGEX   only unit tests / test scripts whose file name matches
@@ -64,6 +66,9 @@ mkdir -p "$res"
 : > "$res/summary"
 report() { echo "$*"; echo "$*" >> "$res/summary"; }
 note() { echo "tests: $*" >&2; }
+run_start=$(date +%s)
+# timed WHERE WHAT START: one timings.tsv line, the seconds since START.
+timed() { printf '%s\t%s\t%s\n' "$1" "$2" $(($(date +%s) - $3)) >> "$res/timings.tsv"; }
 
 # parse LOG BOOT WHAT STATUS: turn ok/not ok/skip lines into PASS/FAIL/SKIP.
 # A script that printed only skip lines is not a failure; one that printed
@@ -149,8 +154,9 @@ for u in "$top"/build/tests/unit/*; do
 	[ -f "$u" ] && [ -x "$u" ] || continue
 	name=$(basename "$u")
 	echo "$name" | grep -qE -- "$only" || continue
-	rc=0
+	rc=0 t0=$(date +%s)
 	"$u" > "$res/host/$name.log" 2>&1 || rc=$?
+	timed host "$name" "$t0"
 	parse "$res/host/$name.log" host "$name" "$rc"
 	expect_checks "$res/host/$name.log" host "host/$name"
 done
@@ -175,8 +181,9 @@ for s in "$top"/tests/host/*.sh; do
 	fi
 	to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
 	log=$res/host/$(basename "$s" .sh).log
-	rc=0
+	rc=0 t0=$(date +%s)
 	(cd "$top" && timeout -s KILL "${to:-120}" "$s") > "$log" 2>&1 < /dev/null || rc=$?
+	timed host "$name" "$t0"
 	parse "$log" host "$name" "$rc"
 	expect_checks "$log" host "host/$(basename "$s" .sh)"
 done
@@ -192,8 +199,9 @@ if echo bench-selftest | grep -qE -- "$only"; then
 	elif [ ! -x "$top/bench/selftest.sh" ]; then
 		report "SKIP [host] bench-selftest - no executable bench/selftest.sh"
 	else
-		rc=0
+		rc=0 t0=$(date +%s)
 		"$top/bench/selftest.sh" > "$res/host/bench-selftest.log" 2>&1 < /dev/null || rc=$?
+		timed host bench-selftest "$t0"
 		parse "$res/host/bench-selftest.log" host bench-selftest "$rc"
 		expect_checks "$res/host/bench-selftest.log" host host/bench-selftest
 	fi
@@ -259,13 +267,14 @@ boot_group() {
 	# shellcheck disable=SC2046
 	set -- "$@" -- env PX_KERNEL="$k" PX_BOOT="$label" sh lib/guest-driver.sh $(group_scripts)
 	note "boot [$label]: $(cut -d'|' -f5 "$dir/plan" | tr '\n' ' ')(timeout ${total}s)"
-	rc=0
+	rc=0 t0=$(date +%s)
 	# An Oops ends the boot at once (oops=panic); a guest whose driver
 	# prints nothing for longer than its longest script (+ boot) is hung.
 	"$top/guest/run.sh" --kernel "$k" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
 		--timeout "$total" --stall $((longest + 120)) --first-output 90 \
 		--share "$top/tests" --out "$dir" "$@" > "$dir/run.log" 2>&1 < /dev/null || rc=$?
 	echo "$rc" > "$dir/boot.rc"
+	timed "[$label]" "(boot, host clock)" "$t0"
 }
 
 # boot_group_again K ARGS CPUS [GUEST-RUN-OPTIONS]: boot_group, and once
@@ -301,6 +310,10 @@ collect_group() {
 		note "console tail of [$label] ($dir/console.log):"
 		tail -n 40 "$dir/console.log" 2>/dev/null | sed 's/^/    /' >&2 || true ;;
 	ok)
+		# The driver's "UPTIME start NAME" / "UPTIME end NAME: status".
+		awk -v l="[$label]" '$2 == "start" { t[$3] = $1 }
+			$2 == "end" { n = $3; sub(/:$/, "", n); if (n in t) printf "%s\t%s\t%d\n", l, n, $1 - t[n] + 0.5 }' \
+			"$dir/output.log" >> "$res/timings.tsv" 2>/dev/null || true
 		for s in "$@"; do
 			sn=$(basename "${s#*:}" .sh)
 			if [ -f "$dir/$sn.rc" ]; then
@@ -398,6 +411,9 @@ skipped=$(grep -c '^SKIP ' "$res/summary" || true)
 xfail=$(grep -c '^XFAIL ' "$res/summary" || true)
 xpass=$(grep -c '^XPASS ' "$res/summary" || true)
 note "logs in $res"
+timed all "(this run)" "$run_start"
+note "slowest (s): $(grep -v '^all' "$res/timings.tsv" 2>/dev/null | sort -t"$(printf '\t')" -k3,3nr | head -6 |
+	awk -F'\t' '{ printf "%s%s %s %d", (NR > 1 ? ", " : ""), $1, $2, $3 }'); all $(($(date +%s) - run_start)) s"
 [ "$xfail$xpass" = 00 ] || note "$xfail known failure(s) seen as expected (XFAIL), $xpass passed unexpectedly (XPASS); neither counts below"
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$res/summary"
 [ "$failed" -eq 0 ] || exit 1
