@@ -172,6 +172,41 @@ void pxbpf_sleep(long seconds)
 	}
 }
 
+int pxbpf_rb_loop(struct ring_buffer *rb, __u64 duration_ns, bool (*done)(void))
+{
+	__u64 deadline = duration_ns ? px_now_ns() + duration_ns : 0;
+	int err = 0;
+
+	while (!pxbpf_exiting) {
+		err = ring_buffer__poll(rb, 100);
+		if (err == -EINTR) {
+			err = 0;
+			continue;
+		}
+		if (err < 0) {
+			px_warnx("ring buffer: %s", strerror(-err));
+			break;
+		}
+		err = 0;
+		if (done && done())
+			break;
+		if (deadline && px_now_ns() >= deadline)
+			break;
+	}
+	return err;
+}
+
+void pxbpf_json_task(struct px_json *j, const char *key, __u32 pid, __u32 tgid,
+		     const char *comm, int prio)
+{
+	px_json_object_begin(j, key);
+	px_json_u64(j, "pid", pid);
+	px_json_u64(j, "tgid", tgid);
+	px_json_string_len(j, "comm", comm, strnlen(comm, PX_COMM_LEN));
+	px_json_i64(j, "prio", prio);
+	px_json_object_end(j);
+}
+
 /* ------------------------------------------------------------ preflight */
 
 /*

@@ -22,6 +22,8 @@ struct argp;
 struct bpf_object;
 struct bpf_object_skeleton;
 struct bpf_map;
+struct ring_buffer;
+struct px_json;
 
 /*
  * Options every tool takes (pxbpf_init() parses them): -p PID, -c CGROUP,
@@ -83,6 +85,19 @@ void pxbpf_learn_cgroups(void);
 
 /* Sleep @seconds unless a signal comes first. */
 void pxbpf_sleep(long seconds);
+
+/*
+ * The main loop of the tools that print one event at a time (pxlockwait,
+ * pxwakelat --min): poll @rb, whose callback prints, until SIGINT/SIGTERM
+ * (after pxbpf_handle_signals()), @duration_ns has passed (0: no limit)
+ * or @done (may be NULL) returns true after a poll.  0, or the ring
+ * buffer's -errno after saying so.
+ */
+int pxbpf_rb_loop(struct ring_buffer *rb, __u64 duration_ns, bool (*done)(void));
+
+/* A task as a JSON object @key: {"pid", "tgid", "comm", "prio"}. */
+void pxbpf_json_task(struct px_json *j, const char *key, __u32 pid, __u32 tgid,
+		     const char *comm, int prio);
 
 /*
  * Check, in this order, that the kernel has BTF, carries the sched_proxy

@@ -130,117 +130,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- ksyms */
-
-struct ksym {
-	__u64 addr;
-	char *name;
-	bool module;
-};
-
-static struct ksym *syms;
-static size_t nsyms;
-static __u64 image_start, image_end;	/* _text, _end */
-
-/*
- * How much a name is preferred among symbols at one address (kallsyms has
- * no sizes, and empty objects share the address of the next one: lab and
- * a lock_class_key "__key.2"): compiler-made local names ("x.2") least,
- * then "__" names.
- */
-static int ksym_rank(const char *name)
-{
-	return (strchr(name, '.') ? 0 : 2) + (strncmp(name, "__", 2) ? 1 : 0);
-}
-
-/* By address, the preferred name last (ksym_name() takes the last). */
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return ksym_rank(x->name) - ksym_rank(y->name);
-}
-
-/* All of /proc/kallsyms (data too: CONFIG_KALLSYMS_ALL), sorted. */
-static int ksyms_load(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], name[256], mod[128];
-	unsigned long long addr;
-	size_t cap = 0;
-	char type;
-	int n;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		mod[0] = '\0';
-		n = sscanf(line, "%llx %c %255s %127s", &addr, &type, name, mod);
-		if (n < 3 || !addr)
-			continue;
-		if (!strcmp(name, "_text"))
-			image_start = addr;
-		else if (!strcmp(name, "_end"))
-			image_end = addr;
-		if (nsyms == cap) {
-			struct ksym *s;
-
-			cap = cap ? cap * 2 : 65536;
-			s = realloc(syms, cap * sizeof(*s));
-			if (!s) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			syms = s;
-		}
-		syms[nsyms].addr = addr;
-		syms[nsyms].module = n == 4;
-		syms[nsyms].name = strdup(name);
-		if (!syms[nsyms].name) {
-			fclose(f);
-			return -ENOMEM;
-		}
-		nsyms++;
-	}
-	fclose(f);
-	qsort(syms, nsyms, sizeof(*syms), ksym_cmp);
-	return 0;
-}
-
-/*
- * "sym+0xoff" for @addr into @buf, or "" when no symbol covers it: inside
- * the kernel image (_text.._end), or a module symbol followed by another
- * within 1 MB.  Heap objects (a mutex in a kmalloc'ed struct) have none.
- */
-static const char *ksym_name(__u64 addr, char *buf, size_t len)
-{
-	size_t lo = 0, hi = nsyms;
-	const struct ksym *s;
-
-	buf[0] = '\0';
-	while (lo < hi) {	/* first symbol above addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return buf;
-	s = &syms[lo - 1];
-	if (s->module ? lo == nsyms || syms[lo].addr - s->addr > (1 << 20)
-		      : addr < image_start || addr >= image_end)
-		return buf;
-	if (addr == s->addr)
-		snprintf(buf, len, "%s", s->name);
-	else
-		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
-	return buf;
-}
-
 /* The mutex's name: a symbol, a recognised embedded mutex, or "". */
 static const char *lock_name(const struct pxlw_link *l, char *buf, size_t len)
 {
@@ -248,68 +137,10 @@ static const char *lock_name(const struct pxlw_link *l, char *buf, size_t len)
 		snprintf(buf, len, "s_vfs_rename_mutex");
 		return buf;
 	}
-	return ksym_name(l->lock, buf, len);
-}
-
-/*
- * The first frame to show: below the tracing machinery that called
- * bpf_get_stack() (the BPF program, bpf_trace_run2(), the tracepoint's
- * trace_contention_begin()), if it is at the top.
- */
-static int stack_first(const __u64 *ips, int n)
-{
-	char name[128];
-	int i, run = -1;
-
-	for (i = 0; i < n && i < 4 && run < 0; i++)
-		if (!strncmp(ksym_name(ips[i], name, sizeof(name)), "bpf_trace_run", 13))
-			run = i;
-	if (run < 0)
-		return 0;
-	for (i = run + 1; i < n; i++) {
-		ksym_name(ips[i], name, sizeof(name));
-		if (strncmp(name, "trace_", 6) && strncmp(name, "__bpf_trace_", 12) &&
-		    strncmp(name, "__traceiter_", 12))
-			break;
-	}
-	return i < n ? i : 0;
-}
-
-static int stack_len(__s32 sz)
-{
-	return sz > 0 ? sz / (int)sizeof(__u64) : 0;
+	return px_ksym_name(l->lock, buf, len);
 }
 
 /* --------------------------------------------------------------- output */
-
-static void json_stack(struct px_json *j, const char *key, const __u64 *ips, __s32 sz)
-{
-	int i, n = stack_len(sz);
-	char name[160];
-
-	if (!env.stacks || sz <= 0) {	/* off, failed, or a wait that only spun */
-		px_json_null(j, key);
-		return;
-	}
-	px_json_array_begin(j, key);
-	for (i = stack_first(ips, n); i < n; i++) {
-		if (!*ksym_name(ips[i], name, sizeof(name)))
-			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ips[i]);
-		px_json_string(j, NULL, name);
-	}
-	px_json_array_end(j);
-}
-
-static void json_task(struct px_json *j, const char *key, __u32 pid, __u32 tgid,
-		      const char *comm, int prio)
-{
-	px_json_object_begin(j, key);
-	px_json_u64(j, "pid", pid);
-	px_json_u64(j, "tgid", tgid);
-	px_json_string_len(j, "comm", comm, strnlen(comm, PX_COMM_LEN));
-	px_json_i64(j, "prio", prio);
-	px_json_object_end(j);
-}
 
 static void json_lock(struct px_json *j, const struct pxlw_link *l)
 {
@@ -335,7 +166,7 @@ static void print_json(const struct pxlw_event *e)
 	px_json_init(&j, stdout, PX_JSON_LINES);
 	px_json_object_begin(&j, NULL);
 	px_json_i64(&j, "time", time(NULL));
-	json_task(&j, "waiter", e->pid, e->tgid, e->comm, e->prio);
+	pxbpf_json_task(&j, "waiter", e->pid, e->tgid, e->comm, e->prio);
 	json_lock(&j, l0);
 	px_json_u64(&j, "wait_ns", e->wait_ns);
 	if (e->flags & PXLW_F_NO_DONOR)
@@ -346,8 +177,8 @@ static void print_json(const struct pxlw_event *e)
 	px_json_bool(&j, "blocked", e->flags & PXLW_F_BLOCKED);
 	px_json_i64(&j, "ret", e->ret);
 	if (l0->owner_pid) {
-		json_task(&j, "owner", l0->owner_pid, l0->owner_tgid, l0->owner_comm,
-			  l0->owner_prio);
+		pxbpf_json_task(&j, "owner", l0->owner_pid, l0->owner_tgid, l0->owner_comm,
+				l0->owner_prio);
 		px_json_bool(&j, "owner_on_cpu", e->flags & PXLW_F_OWNER_ON_CPU);
 		px_json_u64(&j, "owner_cpu", e->owner_cpu);
 	} else {
@@ -361,16 +192,16 @@ static void print_json(const struct pxlw_event *e)
 		px_json_object_begin(&j, NULL);
 		json_lock(&j, l);
 		if (l->owner_pid)
-			json_task(&j, "owner", l->owner_pid, l->owner_tgid, l->owner_comm,
-				  l->owner_prio);
+			pxbpf_json_task(&j, "owner", l->owner_pid, l->owner_tgid,
+					l->owner_comm, l->owner_prio);
 		else
 			px_json_null(&j, "owner");
 		px_json_object_end(&j);
 	}
 	px_json_array_end(&j);
 	px_json_bool(&j, "chain_more", e->flags & PXLW_F_CHAIN_MORE);
-	json_stack(&j, "waiter_stack", e->waiter_stack, e->waiter_stack_sz);
-	json_stack(&j, "owner_stack", e->owner_stack, e->owner_stack_sz);
+	px_json_stack(&j, "waiter_stack", e->waiter_stack, e->waiter_stack_sz);
+	px_json_stack(&j, "owner_stack", e->owner_stack, e->owner_stack_sz);
 	px_json_object_end(&j);
 	if (px_json_finish(&j))
 		px_warnx("JSON output failed");
@@ -389,22 +220,6 @@ static const char *lock_text(const struct pxlw_link *l, char *buf, size_t len)
 	else
 		snprintf(buf, len, "0x%llx", (unsigned long long)l->lock);
 	return buf;
-}
-
-static void print_stack(const char *title, const __u64 *ips, __s32 sz)
-{
-	int i, n = stack_len(sz);
-	char name[160];
-
-	if (sz < 0) {
-		printf("    %s: unavailable (%s)\n", title, strerror(-sz));
-		return;
-	}
-	if (!n)
-		return;
-	printf("    %s:\n", title);
-	for (i = stack_first(ips, n); i < n; i++)
-		printf("        %s\n", *ksym_name(ips[i], name, sizeof(name)) ? name : "[unknown]");
 }
 
 static void print_text(const struct pxlw_event *e)
@@ -443,14 +258,19 @@ static void print_text(const struct pxlw_event *e)
 		printf("    %*s-> ... (chain longer than %d links)\n",
 		       (PXLW_MAX_LINKS - 1) * 2, "", PXLW_MAX_LINKS);
 	if (env.stacks) {
-		print_stack("waiter stack", e->waiter_stack, e->waiter_stack_sz);
-		print_stack(e->flags & PXLW_F_OWNER_ON_CPU ?
-			    "owner stack (it was running: stack of its last switch)" :
-			    "owner stack", e->owner_stack, e->owner_stack_sz);
+		px_print_stack(stdout, "waiter stack", e->waiter_stack, e->waiter_stack_sz);
+		px_print_stack(stdout, e->flags & PXLW_F_OWNER_ON_CPU ?
+			       "owner stack (it was running: stack of its last switch)" :
+			       "owner stack", e->owner_stack, e->owner_stack_sz);
 	}
 }
 
 static long nevents;
+
+static bool max_events_done(void)
+{
+	return env.max_events && nevents >= env.max_events;
+}
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -495,7 +315,6 @@ int main(int argc, char **argv)
 	};
 	struct pxlockwait_bpf *obj = NULL;
 	struct ring_buffer *rb = NULL;
-	__u64 deadline;
 	int err;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
@@ -504,7 +323,7 @@ int main(int argc, char **argv)
 		return 1;
 	env.have_proxy = pxbpf_have_proxy_events();
 	pxbpf_set_verbose(env.verbose);
-	err = ksyms_load();
+	err = px_ksyms_load(NULL);
 	if (err) {
 		px_warnx("cannot read /proc/kallsyms: %s", strerror(-err));
 		return 1;
@@ -543,23 +362,7 @@ int main(int argc, char **argv)
 		"Tracing mutex waits of at least %.3f ms... Hit Ctrl-C to end.\n",
 		env.min_ns / 1e6);
 	fflush(stdout);
-	deadline = env.duration_ns ? px_now_ns() + env.duration_ns : 0;
-	while (!pxbpf_exiting) {
-		err = ring_buffer__poll(rb, 100);
-		if (err == -EINTR) {
-			err = 0;
-			continue;
-		}
-		if (err < 0) {
-			px_warnx("ring buffer: %s", strerror(-err));
-			break;
-		}
-		err = 0;
-		if (env.max_events && nevents >= env.max_events)
-			break;
-		if (deadline && px_now_ns() >= deadline)
-			break;
-	}
+	err = pxbpf_rb_loop(rb, env.duration_ns, max_events_done);
 	print_summary(obj);
 
 cleanup:

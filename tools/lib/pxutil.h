@@ -340,7 +340,8 @@ void px_print_time(FILE *f);
  * ones ("lab" over "__key.2").
  *
  * Stacks as bpf_get_stack()/bpf_get_stackid() give them: @ips[0..@sz
- * bytes), @sz < 0 an -errno.  px_stack_first() is the first frame below
+ * bytes) (__u64, unsigned long long, in the tools' map values), @sz < 0
+ * an -errno.  px_stack_first() is the first frame below
  * the tracing machinery (the BPF program, bpf_trace_run*(), trace_*())
  * when that is on top, else 0.  px_print_stack() prints "    TITLE:"
  * and one frame a line ("[unknown]" without a symbol; a failed stack as
@@ -350,9 +351,11 @@ void px_print_time(FILE *f);
 int px_ksyms_load(const char *path);
 void px_ksyms_free(void);
 const char *px_ksym_name(uint64_t addr, char *buf, size_t len);
-int px_stack_first(const uint64_t *ips, int n);
-void px_print_stack(FILE *f, const char *title, const uint64_t *ips, int32_t sz);
-void px_json_stack(struct px_json *j, const char *key, const uint64_t *ips, int32_t sz);
+int px_stack_first(const unsigned long long *ips, int n);
+void px_print_stack(FILE *f, const char *title, const unsigned long long *ips,
+		    int32_t sz);
+void px_json_stack(struct px_json *j, const char *key, const unsigned long long *ips,
+		   int32_t sz);
 
 /* ---------------------------------------------------------------- result
  *
