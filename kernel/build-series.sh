@@ -12,17 +12,21 @@
 # Log: build/series-check/<step>-<y|n>.log; a failing step stops the run.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+cli_prog=build-series
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 full='' from=1
 while test $# -gt 0; do
 	case $1 in
 	--full) full=1 ;;
-	--from) from=${2:?--from needs N}; shift ;;
-	*) echo "usage: kernel/build-series.sh [--full] [--from N]" >&2; exit 2 ;;
+	--from) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$' N; from=$2; shift ;;
+	-h|--help) usage ;;
+	*) usage "unknown option '$1'" ;;
 	esac
 	shift
 done
 base=$top/build/linux
-[ -d "$base/.git" ] || { echo "build-series: no tree at $base (make tree)" >&2; exit 1; }
+[ -d "$base/.git" ] || die "no tree at $base (make tree)"
 wt=$top/build/linux-series
 logs=$top/build/series-check
 mkdir -p "$logs"
@@ -33,7 +37,7 @@ git -C "$wt" checkout -q --detach pristine
 while read -r p; do
 	n=$((n + 1))
 	git -C "$wt" am -q "$top/kernel/patches/$p" ||
-		{ git -C "$wt" am --abort; echo "build-series: $p does not apply" >&2; exit 1; }
+		{ git -C "$wt" am --abort; die "$p does not apply"; }
 	[ "$n" -lt "$from" ] && continue
 	if [ -n "$full" ]; then set -- vmlinux; else
 		# kernel/sched/*.c are #included into build_*.c: build the

@@ -14,16 +14,21 @@
 # time left from that build's object count.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavour=${1:?usage: kernel/build.sh lean|debug|kasan}
+cli_prog=build
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+[ $# -eq 1 ] || usage "want one flavour"
+flavour=$1
 tree=$top/build/linux
 obj=$top/build/obj-$flavour
 case $flavour in
 lean) frags="$top/kernel/config/lean.config" ;;
 debug) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config" ;;
 kasan) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config $top/kernel/config/kasan.config" ;;
-*) echo "build: unknown flavour '$flavour' (lean|debug|kasan)" >&2; exit 2 ;;
+-h|--help) usage ;;
+*) usage "unknown flavour '$flavour'" ;;
 esac
-[ -d "$tree/.git" ] || { echo "build: no tree at $tree: run make tree" >&2; exit 1; }
+[ -d "$tree/.git" ] || die "no tree at $tree: run make tree"
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache}
 export CCACHE_BASEDIR=$top CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

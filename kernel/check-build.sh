@@ -9,10 +9,17 @@
 # Usage: kernel/check-build.sh y|n|up [dir ...]   (default: kernel/sched kernel/locking)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-pe=${1:?usage: kernel/check-build.sh y|n|up [dir ...]}
+cli_prog=check-build
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+case ${1-} in
+y|n|up) pe=$1 ;;
+-h|--help) usage ;;
+'') usage "want y, n or up" ;;
+*) usage "y, n or up, not '$1'" ;;
+esac
 want=$pe
 [ "$pe" != up ] || want=y
-case $pe in y|n|up) ;; *) echo "check-build: y, n or up, not '$pe'" >&2; exit 2 ;; esac
 shift
 tree=${PX_DEV_TREE:-$top/build/linux-dev}
 obj=$top/build/obj-check-$(basename "$tree")-$pe
@@ -27,7 +34,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache} CCACHE_BASEDIR=$t
 export KBUILD_BUILD_TIMESTAMP='2000-01-01'
 mkdir -p "$obj"
 if [ ! -f "$obj/.config" ]; then
-	[ -f "$top/build/obj-lean/.config" ] || { echo "check-build: build the lean kernel first" >&2; exit 1; }
+	[ -f "$top/build/obj-lean/.config" ] || die "build the lean kernel first"
 	cp "$top/build/obj-lean/.config" "$obj/.config"
 fi
 sed -i -e '/CONFIG_PROXY_EXEC/d' -e '/CONFIG_SMP[= ]/d' "$obj/.config"
@@ -40,7 +47,7 @@ smp=y
 } >> "$obj/.config"
 make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
 { make -s -C "$tree" O="$obj" CC="ccache gcc" -j"${JOBS:-1}" "$@" 2>&1; echo $? > "$obj/.status"; } | grep -v '^WARN: multiple IDs' || :
-[ "$(cat "$obj/.status")" = 0 ] || { echo "check-build: PROXY_EXEC=$pe $* FAILED" >&2; exit 1; }
+[ "$(cat "$obj/.status")" = 0 ] || die "PROXY_EXEC=$pe $* FAILED"
 # Before the Kconfig patch the symbol does not exist; after it, it must stick.
 if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
    ! grep -q "CONFIG_PROXY_EXEC=$want\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"; then

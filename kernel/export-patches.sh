@@ -11,10 +11,14 @@
 # Usage: kernel/export-patches.sh
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+cli_prog=export-patches
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+[ $# -eq 0 ] || usage "no arguments"
 tree=${PX_TREE:-$top/build/linux-dev}
 [ -e "$tree/.git" ] || tree=$top/build/linux
-[ -e "$tree/.git" ] || { echo "export-patches: no tree at $tree (make tree)" >&2; exit 1; }
-git -C "$tree" diff --quiet HEAD || { echo "export-patches: $tree has uncommitted changes" >&2; exit 1; }
+[ -e "$tree/.git" ] || die "no tree at $tree (make tree)"
+git -C "$tree" diff --quiet HEAD || die "$tree has uncommitted changes"
 rm -f "$top"/kernel/patches/*.patch
 git -C "$tree" format-patch -q --no-signature --zero-commit --no-numbered \
 	-o "$top/kernel/patches" pristine..HEAD
