@@ -22,16 +22,15 @@
 #   bench/compare.sh bench/results/20261203-071500 bench/results/20261202-180000
 #   bench/compare.sh --threshold 10 NEW OLD
 set -eu
-usage() {
-	[ $# -gt 0 ] && echo "compare: $*" >&2
-	sed -n '/^# Usage:/,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-	exit 2
-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cli_prog=compare
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 thr=20 floor=100
 while test $# -gt 0; do
 	case $1 in
-	--threshold) echo "${2-}" | grep -qE '^[0-9]+$' || usage "--threshold needs a whole percentage"; thr=$2; shift ;;
-	--floor-us) echo "${2-}" | grep -qE '^[0-9]+$' || usage "--floor-us needs microseconds"; floor=$2; shift ;;
+	--threshold) checkarg "$1" $# "${2-}" '^[0-9]+$' 'a whole percentage'; thr=$2; shift ;;
+	--floor-us) checkarg "$1" $# "${2-}" '^[0-9]+$' microseconds; floor=$2; shift ;;
 	-h|--help) usage ;;
 	-*) usage "unknown option '$1'" ;;
 	*) break ;;

@@ -9,11 +9,16 @@
 # Exit status: 0 every mode x scenario ran; 1 something failed or is
 # missing (marked "FAILED" in the table with its log); 2 usage.
 set -eu
-[ $# = 1 ] && [ -f "$1/params.txt" ] || {
-	echo "summarize: usage: bench/summarize.sh RESULTS_DIR (with params.txt)" >&2
-	exit 2
-}
-command -v jq > /dev/null || { echo "summarize: jq not found (make deps, or apt-get install jq)" >&2; exit 1; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+cli_prog=summarize
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+case $#:${1-} in
+1:-h|1:--help) usage ;;
+1:*) [ -f "$1/params.txt" ] || usage "$1: no params.txt (not a bench/run.sh results folder)" ;;
+*) usage "want one results folder" ;;
+esac
+command -v jq > /dev/null || die "jq not found (make deps, or apt-get install jq)"
 res=$(cd "$1" && pwd)
 T=${TMPDIR-/tmp}/pxsum.$$
 trap 'rm -rf "$T"' 0
@@ -484,5 +489,5 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 		}' "$res/summary.tsv"
 } > "$res/summary.txt"
 cat "$res/summary.txt"
-jq empty "$res/summary.json" || { echo "summarize: $res/summary.json does not parse (a bug here)" >&2; exit 1; }
+jq empty "$res/summary.json" || die "$res/summary.json does not parse (a bug here)"
 ! awk -F'\t' '$3 != "ok"' "$res/summary.tsv" | grep -q . && ! grep -qvx 'ok' "$res"/*/result 2>/dev/null

@@ -15,12 +15,17 @@
 # time per mode and the median.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# = 1 ] && [ -f "$1/summary.tsv" ] || {
-	echo "plot: usage: plots/plot.sh RESULTS_DIR (with summary.tsv; run bench/summarize.sh)" >&2
-	exit 2
-}
+top=$(cd "$here/.." && pwd)
+cli_prog=plot
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
+case $#:${1-} in
+1:-h|1:--help) usage ;;
+1:*) [ -f "$1/summary.tsv" ] || usage "$1: no summary.tsv (run bench/summarize.sh)" ;;
+*) usage "want one results folder" ;;
+esac
 res=$(cd "$1" && pwd)
-command -v gnuplot > /dev/null || { echo "plot: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+command -v gnuplot > /dev/null || die "gnuplot missing (apt-get install gnuplot-nox)"
 param() { sed -n "s/^$1=//p" "$res/params.txt" | head -1; }
 modes=$(param modes | tr ',' ' ')
 scenarios=$(param scenarios | tr ',' ' ')
