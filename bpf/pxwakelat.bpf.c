@@ -3,7 +3,10 @@
  * pxwakelat: wakeup -> on-CPU latency, split by whether the woken task was
  * a blocked mutex waiter (and whether it donated its scheduling context
  * meanwhile), and the lock-wait latency of blocked waiters
- * (lock:contention_begin -> contention_end for mutexes).
+ * (lock:contention_begin -> contention_end for mutexes).  With --min
+ * (targ_min_ns), one event per wakeup at least that late instead, through
+ * a ring buffer: the woken task, the waker and its stack, the CPU it was
+ * woken onto and what ran there, the CPU it ran on, the mutex.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,6 +21,7 @@ const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_ms = false;
 const volatile bool targ_waiters_only = false;	/* -w */
 const volatile __u32 targ_slot_mask = PXWL_DEF_SLOTS - 1;
+const volatile __u64 targ_min_ns = 0;		/* --min; 0: histograms */
 
 /*
  * Per-task state in an array indexed by pid modulo its size (user space
@@ -36,6 +40,33 @@ struct {
 	__type(value, struct pxwl_task);
 } tasks SEC(".maps");
 
+/* --min only: sized like tasks before load, else one unused entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pxwl_wake);
+} wakes SEC(".maps");
+
+/*
+ * Waker stacks by id (bpf_get_stackid(): a wakeup keeps 4 bytes, not the
+ * stack, and a waker waking many tasks from one place stores it once).
+ * Never cleared: an id may still be pending in another wakeup.  A new
+ * stack whose bucket holds another is not stored (-EEXIST, shown as
+ * unavailable) rather than replacing one a pending wakeup points to.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);			/* --min: PXWL_MAX_STACKS */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PXWL_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);		/* --min: 256 KB */
+} events SEC(".maps");
+
 /*
  * The runqueues' clocks: the wakeup and the switch each read the clock
  * their rq just updated (try_to_wake_up() updates the target rq's before
@@ -45,9 +76,14 @@ struct {
  */
 extern const struct rq runqueues __ksym;
 
+static __always_inline struct rq *rq_of(__u32 cpu)
+{
+	return bpf_per_cpu_ptr(&runqueues, cpu);
+}
+
 static __always_inline __u64 rq_clock_of(__u32 cpu)
 {
-	struct rq *rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	struct rq *rq = rq_of(cpu);
 
 	return rq ? rq->clock : 0;
 }
@@ -176,28 +212,140 @@ static __always_inline __u64 nr_switches(struct task_struct *t)
 	return t->nvcsw + t->nivcsw;
 }
 
-/*
- * With -w only a blocked mutex waiter's wakeup is timed: other tasks take
- * no slot (a waiter has had one since its contention_begin), and their
- * wakeups cost one lookup.
- */
-static __always_inline int on_wakeup(struct task_struct *p)
+static __always_inline struct pxwl_wake *wake_of(struct task_struct *p)
+{
+	__u32 key = (__u32)p->pid & targ_slot_mask;
+
+	return bpf_map_lookup_elem(&wakes, &key);
+}
+
+/* --min: the task waking @p (current) and its stack, into @p's entry. */
+static __always_inline void waker_record(void *ctx, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pxwl_wake *w = wake_of(p);
+
+	if (!w)
+		return;
+	w->tag = p->start_time;
+	w->waker_pid = cur->pid;
+	w->waker_tgid = cur->tgid;
+	w->waker_prio = cur->prio;
+	BPF_CORE_READ_STR_INTO(&w->waker_comm, cur, comm);
+	w->waker_stack = bpf_get_stackid(ctx, &stacks, 0);
+}
+
+/* The filters of a wakeup: -p, -c and with -w a blocked waiter. */
+static __always_inline struct pxwl_task *wakeup_slot(struct task_struct *p)
 {
 	struct pxwl_task *t;
 
 	if (!p->pid || !match(p))
-		return 0;
+		return NULL;
 	t = task_get(p, !targ_waiters_only);
+	if (t && targ_waiters_only && !(t->wait_ts && t->blocked))
+		return NULL;
+	return t;
+}
+
+/*
+ * sched_waking, attached with --min only: a stack for every wakeup is what
+ * the events cost.  The same filters as the wakeup's, so tasks out of
+ * them cost no stack.
+ */
+static __always_inline int on_waking(void *ctx, struct task_struct *p)
+{
+	if (wakeup_slot(p))
+		waker_record(ctx, p);
+	return 0;
+}
+
+/*
+ * --min: the CPU @p is queued on, the task running there and how many
+ * switches it has made so far; the waker of another wakeup is dropped.
+ */
+static __always_inline void wake_record(struct task_struct *p, struct pxwl_task *t)
+{
+	struct pxwl_wake *w = wake_of(p);
+	struct task_struct *curr;
+	__u32 cpu = p->thread_info.cpu;
+	struct rq *rq = rq_of(cpu);
+
+	if (!w || !rq)
+		return;
+	if (w->tag != p->start_time) {
+		w->tag = p->start_time;
+		w->waker_pid = 0;
+		w->waker_stack = -2;	/* -ENOENT: no waker seen */
+	}
+	w->wake_cpu = cpu;
+	w->lock = t->wake_class != PXWL_OTHER ? t->wait_lock : 0;
+	w->rq_switches = rq->nr_switches;
+	curr = rq->curr;
+	w->curr_pid = BPF_CORE_READ(curr, pid);
+	w->curr_tgid = BPF_CORE_READ(curr, tgid);
+	w->curr_prio = BPF_CORE_READ(curr, prio);
+	BPF_CORE_READ_STR_INTO(&w->curr_comm, curr, comm);
+}
+
+/*
+ * With -w only a blocked mutex waiter's wakeup is timed: other tasks take
+ * no slot (a waiter has had one since its contention_begin), and their
+ * wakeups cost one lookup.  @new: sched_wakeup_new, whose waker (the
+ * parent) is current, with no sched_waking before it.
+ */
+static __always_inline int on_wakeup(void *ctx, struct task_struct *p, bool new)
+{
+	struct pxwl_task *t = wakeup_slot(p);
+
 	if (!t)
-		return 0;
-	if (targ_waiters_only && !(t->wait_ts && t->blocked))
 		return 0;
 	t->wake_ts = rq_clock_of(p->thread_info.cpu);
 	t->wake_sw = nr_switches(p);
 	t->wake_class = PXWL_OTHER;
 	if (t->wait_ts && t->blocked)
 		t->wake_class = t->donated ? PXWL_DONOR : PXWL_WAITER;
+	if (targ_min_ns) {
+		if (new)
+			waker_record(ctx, p);
+		wake_record(p, t);
+	}
 	return 0;
+}
+
+/* --min: @next ran @ns after its wakeup, at least --min: send it. */
+static __always_inline void event_send(struct task_struct *next, __u32 class, __u64 ns,
+				       struct pxwl_stats *s)
+{
+	struct pxwl_wake *w = wake_of(next);
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct pxwl_event *e;
+	struct rq *rq;
+
+	if (!w || w->tag != next->start_time)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		s->lost_rb++;
+		return;
+	}
+	e->latency_ns = ns;
+	e->pid = next->pid;
+	e->tgid = next->tgid;
+	e->prio = next->prio;
+	e->class = class;
+	e->run_cpu = cpu;
+	e->pad = 0;
+	BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
+	__builtin_memcpy(&e->wake, w, sizeof(e->wake));
+	/* This switch counted itself in nr_switches just before the event. */
+	rq = rq_of(cpu);
+	e->switches = 0;
+	if (rq && cpu == w->wake_cpu && rq->nr_switches > w->rq_switches)
+		e->switches = rq->nr_switches - w->rq_switches - 1;
+	bpf_ringbuf_submit(e, 0);
+	s->events++;
+	w->tag = 0;	/* consumed: the next wakeup records its own waker */
 }
 
 /*
@@ -232,6 +380,8 @@ static __always_inline int on_switch(struct task_struct *next)
 		s->wake_ns[class] += ns;
 	}
 	record(class, ns);
+	if (targ_min_ns && ns >= targ_min_ns)
+		event_send(next, class, ns, s);
 	return 0;
 }
 
@@ -252,13 +402,17 @@ PX_TP(contention_end, contention_end,
       PX_ARGS(void *lock, int ret),
       on_contention_end(lock, ret))
 
+PX_TP(sched_waking, waking,
+      PX_ARGS(struct task_struct *p),
+      on_waking(ctx, p))
+
 PX_TP(sched_wakeup, wakeup,
       PX_ARGS(struct task_struct *p),
-      on_wakeup(p))
+      on_wakeup(ctx, p, false))
 
 PX_TP(sched_wakeup_new, wakeup_new,
       PX_ARGS(struct task_struct *p),
-      on_wakeup(p))
+      on_wakeup(ctx, p, true))
 
 PX_TP(sched_switch, sched_switch,
       PX_ARGS(bool preempt, struct task_struct *prev, struct task_struct *next,

@@ -3,14 +3,18 @@
  * pxwakelat: wakeup -> on-CPU latency, split by whether the woken task was
  * a blocked mutex waiter (and whether it donated its scheduling context
  * while blocked), and the lock-wait latency of blocked mutex waiters
- * (lock:contention_begin -> contention_end).
+ * (lock:contention_begin -> contention_end).  With --min, one event per
+ * wakeup at least that late instead: which task, woken by whom (and from
+ * where: the waker's kernel stack), onto which CPU and what ran there
+ * meanwhile, the CPU it ran on, and the mutex a waiter was blocked on.
  *
- * Usage: pxwakelat [-h] [-m] [-w] [--slots N] [-p PID] [-c CGROUP] [-T] [-j] [-v]
- *                  [interval] [count]
+ * Usage: pxwakelat [-h] [-m] [-w] [--slots N] [--min USEC] [-p PID] [-c CGROUP]
+ *                  [-T] [-j] [-v] [interval] [count]
  */
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +32,18 @@ static struct env {
 	bool ms;
 	bool waiters_only;
 	long slots;		/* --slots, 0: from pid_max */
+	uint64_t min_ns;	/* --min, 0: histograms */
 } env = { .c = PXBPF_ENV_INIT };
 
-enum { OPT_SLOTS = 1000 };
+enum {
+	OPT_SLOTS = 1000,
+	OPT_MIN,
+};
+
+/* --min: at least 1 us (0 would send every wakeup), at most an hour. */
+#define PXWL_MIN_LO_NS		1000ULL
+#define PXWL_MIN_HI_NS		(3600ULL * 1000000000)
+#define PXWL_RINGBUF_SIZE	(256 * 1024)
 
 static const char *const class_key[PXWL_NCLASS] = {
 	[PXWL_OTHER]	= "other",
@@ -48,8 +61,8 @@ const char *argp_program_version = "pxwakelat 0.1";
 static const char doc[] =
 "Wakeup latency of mutex waiters and donors vs other tasks, and mutex wait time.\n"
 "\n"
-"USAGE: pxwakelat [-h] [-m] [-w] [--slots N] [-p PID] [-c CGROUP] [-T] [-j] [-v]\n"
-"                 [interval] [count]\n"
+"USAGE: pxwakelat [-h] [-m] [-w] [--slots N] [--min USEC] [-p PID] [-c CGROUP]\n"
+"                 [-T] [-j] [-v] [interval] [count]\n"
 "\n"
 "Wakeup latency: sched_wakeup -> the task runs (sched_switch to it).\n"
 "Classes: not waiting on a mutex; blocked in mutex_lock(); blocked and\n"
@@ -62,19 +75,33 @@ static const char doc[] =
 "kernel without the sched_proxy events (CONFIG_PROXY_EXEC=n) it runs\n"
 "without them, says so, and has no donor class.\n"
 "\n"
+"--min USEC: no histograms; one entry per wakeup at least USEC late (also\n"
+"100us, 2ms, 1s), filtered in BPF: the task, its class, the latency, the\n"
+"CPU it was woken onto and the one it ran on, the waker (at sched_waking)\n"
+"and its kernel stack, the task running on the target CPU at the wakeup and\n"
+"the context switches there before it ran, and a waiter's mutex (named\n"
+"from /proc/kallsyms when static).  -p, -c and -w filter the entries;\n"
+"[interval] [count] only bound the run (interval x count seconds).\n"
+"Entries the ring buffer had no room for are counted at the end.\n"
+"\n"
 "EXAMPLES:\n"
 "    pxwakelat           # histograms until Ctrl-C\n"
 "    pxwakelat 1 10      # 1 second summaries, 10 times\n"
 "    pxwakelat -m -w     # milliseconds, mutex waiters only\n"
 "    pxwakelat -p 185    # only tasks of process 185\n"
 "    pxwakelat -c /lab   # only tasks in cgroup /lab or below\n"
-"    pxwakelat -j 1 5    # JSON lines\n";
+"    pxwakelat -j 1 5    # JSON lines\n"
+"    pxwakelat --min 2ms -w   # each waiter wakeup 2 ms or more late\n"
+"    pxwakelat --min 500 -j -p 185 10   # JSON, one object each, for 10 s\n";
 
 static const struct argp_option opts[] = {
 	{ "milliseconds", 'm', NULL, 0, "Millisecond histograms", 0 },
 	{ "waiters", 'w', NULL, 0, "Only time the wakeups of blocked mutex waiters", 0 },
 	{ "slots", OPT_SLOTS, "N", 0,
 	  "Per-task slots, a power of two (default: pid_max rounded up, at most 2^20)", 0 },
+	{ "min", OPT_MIN, "USEC", 0,
+	  "One entry per wakeup at least USEC late instead of histograms (suffixes ns us ms s)",
+	  0 },
 	{},
 };
 
@@ -91,6 +118,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.slots = px_arg_long(state, "slots", arg, 1, PXWL_MAX_SLOTS);
 		if (env.slots & (env.slots - 1))
 			argp_error(state, "invalid slots: %s (a power of two)", arg);
+		break;
+	case OPT_MIN:
+		env.min_ns = px_arg_duration_ns(state, "min", arg, 1000, PXWL_MIN_LO_NS,
+						PXWL_MIN_HI_NS);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -212,6 +243,204 @@ static int print_interval(void *ctx)
 	return 0;
 }
 
+/* ------------------------------------------------------------ --min */
+
+static struct pxwakelat_bpf *skel;	/* for the waker stacks */
+
+/* The waker's stack: bytes in @ips, 0 or -errno as px_print_stack() wants. */
+static __s32 waker_stack(const struct pxwl_event *e, __u64 *ips)
+{
+	int err;
+
+	if (!e->wake.waker_pid)
+		return 0;	/* no waker seen: no stack to speak of */
+	if (e->wake.waker_stack < 0)
+		return e->wake.waker_stack;
+	err = bpf_map__lookup_elem(skel->maps.stacks, &e->wake.waker_stack, sizeof(__u32),
+				   ips, PXWL_STACK_DEPTH * sizeof(__u64), 0);
+	if (err)
+		return err;
+	/* The id's stack fills the value from the top; zeros after it. */
+	for (err = 0; err < PXWL_STACK_DEPTH && ips[err]; err++)
+		;
+	return err * sizeof(__u64);
+}
+
+static const char *lock_text(__u64 lock, char *buf, size_t len)
+{
+	char sym[160];
+
+	if (*px_ksym_name(lock, sym, sizeof(sym)))
+		snprintf(buf, len, "%s 0x%llx", sym, (unsigned long long)lock);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)lock);
+	return buf;
+}
+
+static void event_json(const struct pxwl_event *e, const __u64 *ips, __s32 sz)
+{
+	const struct pxwl_wake *w = &e->wake;
+	struct px_json j;
+	char buf[160];
+
+	px_json_init(&j, stdout, PX_JSON_LINES);
+	px_json_object_begin(&j, NULL);
+	px_json_i64(&j, "time", time(NULL));
+	pxbpf_json_task(&j, "task", e->pid, e->tgid, e->comm, e->prio);
+	px_json_string(&j, "class", class_key[e->class < PXWL_NCLASS ? e->class : PXWL_OTHER]);
+	px_json_u64(&j, "latency_ns", e->latency_ns);
+	px_json_u64(&j, "wake_cpu", w->wake_cpu);
+	px_json_u64(&j, "run_cpu", e->run_cpu);
+	if (w->waker_pid)
+		pxbpf_json_task(&j, "waker", w->waker_pid, w->waker_tgid, w->waker_comm,
+				w->waker_prio);
+	else
+		px_json_null(&j, "waker");
+	px_json_stack(&j, "waker_stack", ips, sz);
+	/* pid 0: the CPU was idle (its swapper). */
+	pxbpf_json_task(&j, "cpu_curr", w->curr_pid, w->curr_tgid, w->curr_comm, w->curr_prio);
+	if (e->run_cpu == w->wake_cpu)
+		px_json_u64(&j, "switches", e->switches);
+	else
+		px_json_null(&j, "switches");
+	if (w->lock) {
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)w->lock);
+		px_json_string(&j, "lock", buf);
+		if (*px_ksym_name(w->lock, buf, sizeof(buf)))
+			px_json_string(&j, "lock_sym", buf);
+		else
+			px_json_null(&j, "lock_sym");
+	} else {
+		px_json_null(&j, "lock");
+		px_json_null(&j, "lock_sym");
+	}
+	px_json_object_end(&j);
+	if (px_json_finish(&j))
+		px_warnx("JSON output failed");
+}
+
+static void event_text(const struct pxwl_event *e, const __u64 *ips, __s32 sz)
+{
+	const struct pxwl_wake *w = &e->wake;
+	char buf[256];
+
+	px_print_time(stdout);
+	printf("%.*s %u [prio %d] %s: ran %.3f ms after its wakeup, on cpu %u",
+	       PX_COMM_LEN, e->comm, e->pid, e->prio,
+	       class_key[e->class < PXWL_NCLASS ? e->class : PXWL_OTHER],
+	       e->latency_ns / 1e6, e->run_cpu);
+	if (w->lock)
+		printf(", blocked on %s", lock_text(w->lock, buf, sizeof(buf)));
+	printf("\n");
+	if (w->waker_pid)
+		printf("    woken by: %.*s %u [prio %d]\n", PX_COMM_LEN, w->waker_comm,
+		       w->waker_pid, w->waker_prio);
+	else
+		printf("    woken by: unknown (its sched_waking was not seen)\n");
+	printf("    woken onto cpu %u, running there: ", w->wake_cpu);
+	if (w->curr_pid)
+		printf("%.*s %u [prio %d]", PX_COMM_LEN, w->curr_comm, w->curr_pid,
+		       w->curr_prio);
+	else
+		printf("idle");
+	if (e->run_cpu == w->wake_cpu)
+		printf("; %llu switches there before it ran\n", (unsigned long long)e->switches);
+	else
+		printf("; it ran on cpu %u instead\n", e->run_cpu);
+	px_print_stack(stdout, "waker stack", ips, sz);
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	const struct pxwl_event *e = data;
+	__u64 ips[PXWL_STACK_DEPTH] = {};
+	__s32 sz;
+
+	if (size < sizeof(*e))
+		return 0;
+	sz = waker_stack(e, ips);
+	if (env.c.json)
+		event_json(e, ips, sz);
+	else
+		event_text(e, ips, sz);
+	fflush(stdout);
+	return 0;
+}
+
+static void event_summary(struct pxwakelat_bpf *obj)
+{
+	FILE *f = env.c.json ? stderr : stdout;
+	struct pxwl_stats s;
+	__u64 n = 0;
+	int c;
+
+	if (pxbpf_percpu_sum(obj->maps.stats, 0, &s, sizeof(s), sizeof(__u64), false)) {
+		px_warnx("failed to read the counters");
+		return;
+	}
+	for (c = 0; c < PXWL_NCLASS; c++)
+		n += s.wakeups[c];
+	fprintf(f, "%llu wakeups, %llu of at least %.3f ms reported",
+		(unsigned long long)n, (unsigned long long)s.events, env.min_ns / 1e6);
+	if (s.lost_rb)
+		fprintf(f, "; lost: %llu (ring buffer full)", (unsigned long long)s.lost_rb);
+	if (s.evicted)
+		fprintf(f, "; %llu waits or wakeups lost to slot collisions (--slots)",
+			(unsigned long long)s.evicted);
+	fprintf(f, "\n");
+}
+
+/* Size the --min maps (one entry each without it) before load. */
+static int events_setup(struct pxwakelat_bpf *obj)
+{
+	int err;
+
+	obj->rodata->targ_min_ns = env.min_ns;
+	if (!env.min_ns) {
+		bpf_program__set_autoload(obj->progs.waking_btf, false);
+		return 0;
+	}
+	err = bpf_map__set_max_entries(obj->maps.wakes, env.slots);
+	if (!err)
+		err = bpf_map__set_max_entries(obj->maps.stacks, PXWL_MAX_STACKS);
+	if (!err)
+		err = bpf_map__set_max_entries(obj->maps.events, PXWL_RINGBUF_SIZE);
+	if (err) {
+		px_warnx("cannot size the event maps: %s", strerror(-err));
+		return err;
+	}
+	err = px_ksyms_load(NULL);
+	if (err)
+		px_warnx("cannot read /proc/kallsyms: %s", strerror(-err));
+	return err;
+}
+
+static int events_loop(struct pxwakelat_bpf *obj)
+{
+	struct ring_buffer *rb;
+	__u64 duration = 0;
+	int err;
+
+	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, NULL, NULL);
+	if (!rb) {
+		err = -errno;
+		px_warnx("failed to create the ring buffer: %s", strerror(-err));
+		return err;
+	}
+	/* [interval] [count]: a run of interval x count seconds (count 1 if left out). */
+	if (env.c.nargs)
+		duration = (__u64)env.c.interval * (env.c.nargs > 1 ? env.c.count : 1);
+	duration = duration > UINT64_MAX / 1000000000 ? 0 : duration * 1000000000;
+	pxbpf_handle_signals();
+	fprintf(env.c.json ? stderr : stdout,
+		"Tracing wakeups at least %.3f ms late... Hit Ctrl-C to end.\n", env.min_ns / 1e6);
+	fflush(stdout);
+	err = pxbpf_rb_loop(rb, duration, NULL);
+	event_summary(obj);
+	ring_buffer__free(rb);
+	return err;
+}
+
 /* pid_max rounded up to a power of two, within 1..PXWL_MAX_SLOTS. */
 static long default_slots(void)
 {
@@ -255,6 +484,9 @@ int main(int argc, char **argv)
 		px_warnx("cannot size the task slots to %ld: %s", env.slots, strerror(-err));
 		goto cleanup;
 	}
+	err = events_setup(obj);
+	if (err)
+		goto cleanup;
 	if (!env.c.have_proxy) {
 		bpf_program__set_autoload(obj->progs.pick_btf, false);
 		px_warnx("kernel has no sched_proxy trace events (CONFIG_PROXY_EXEC=n): "
@@ -263,7 +495,11 @@ int main(int argc, char **argv)
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
-	err = pxbpf_loop(&env.c, "wakeup and mutex wait latency", print_interval, obj);
+	skel = obj;
+	if (env.min_ns)
+		err = events_loop(obj);
+	else
+		err = pxbpf_loop(&env.c, "wakeup and mutex wait latency", print_interval, obj);
 
 cleanup:
 	pxwakelat_bpf__destroy(obj);

@@ -3,7 +3,9 @@
 # The libbpf tools against lab scenarios of known shape: pxchain sees the
 # configured chain depth, pxdonor the donor runtime of a cfs inversion's
 # waiter/owner pair (and the owner's cgroup), pxwakelat one lock wait and
-# at least one waiter wakeup per acquisition, proxytop -b the header and
+# at least one waiter wakeup per acquisition and, with --min, one event per
+# late wakeup naming the lab's waiter, mutex and holder (the waker) and
+# none under the threshold, proxytop -b the header and
 # the owner's row.  With proxy_exec=disable every tool runs and reports
 # no proxy activity.  Error paths: bad arguments, no BTF, no sched_proxy
 # events, not root; not root but CAP_BPF and CAP_PERFMON is accepted, one
@@ -75,17 +77,22 @@ refused() {
 		notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
 	fi
 }
+# bad_args NAME ARGS: tool $t with ARGS (split at blanks) is refused:
+# usage on stderr, non-zero exit, its name first, nothing loaded: check
+# bpf-tools/$boot/$t/NAME.
+bad_args() {
+	rc=0
+	# shellcheck disable=SC2086
+	$t $2 > "$T/bad.out" 2> "$T/bad.err" || rc=$?
+	if [ $rc -ne 0 ] && grep -qi 'usage' "$T/bad.err" && head -1 "$T/bad.err" | grep -q "^$t: "; then
+		ok "bpf-tools/$boot/$t/$1 '$2'"
+	else
+		notok "bpf-tools/$boot/$t/$1 '$2'" "exit $rc, stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
+	fi
+}
 for t in $TOOLS; do
-	# Bad arguments: usage on stderr, non-zero exit, nothing loaded.
 	for bad in "--bogus" "0" "-p notapid" "-c /no/such/cgroup" "1 2 3"; do
-		rc=0
-		# shellcheck disable=SC2086
-		$t $bad > "$T/bad.out" 2> "$T/bad.err" || rc=$?
-		if [ $rc -ne 0 ] && grep -qi 'usage' "$T/bad.err" && head -1 "$T/bad.err" | grep -q "^$t: "; then
-			ok "bpf-tools/$boot/$t/bad-args '$bad'"
-		else
-			notok "bpf-tools/$boot/$t/bad-args '$bad'" "exit $rc, stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
-		fi
+		bad_args bad-args "$bad"
 	done
 	# Base 10: -p 08 is pid 8 (strtol's base 0 refused it as bad octal).
 	rc=0
@@ -120,6 +127,12 @@ for t in $TOOLS; do
 		expect_err no-events "^$t: .*no sched_proxy trace events.*CONFIG_PROXY_EXEC" \
 			PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o"
 	fi
+done
+# pxwakelat --min: pxlockwait's units (100, 100us, 2ms, 1s), at least
+# 1 us; zero, junk, a negative number or one past 2^64 are refused.
+t=pxwakelat
+for bad in "--min abc" "--min -5" "--min 0" "--min 99999999999999999999" "--min 2parsecs" "--min"; do
+	bad_args min-bad-args "$bad"
 done
 
 grep -q '^pxt60:' /etc/passwd || echo 'pxt60:x:60600:60600:pxt60:/:/bin/sh' >> /etc/passwd
@@ -514,6 +527,148 @@ if start sd pxwakelat -j 1 1; then
 	if grep -q "\"slots\":$want," "$T/sd.out"; then ok "bpf-tools/$boot/pxwakelat/slots-pid-max"
 	else notok "bpf-tools/$boot/pxwakelat/slots-pid-max" "pid_max $pm, want $want slots: $(head -c 300 "$T/sd.out")"; fi
 fi
+
+# --- pxwakelat --min: one event per wakeup at least that late, against
+# the rt inversion in its own cgroup (pxt60/wl) and its result file: the
+# waiter and holder pids, and the lab mutex F independently of the tool
+# (`lab` from /proc/kallsyms, sizeof(struct proxylab_mutex) from the BTF).
+# Four at once, all -c pxt60/wl: A JSON --min 1us; B text --min 100us
+# (the same wakeups measured with the same rq clocks: B's events must be
+# exactly A's at or over 100 us); C text -w --min 1us (waiter blocks
+# only); D --min 60s, later than any wakeup: no event at all.
+lab=$(awk '$3 == "lab" { print $1; exit }' /proc/kallsyms)
+msz=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
+	sed -n "s/.* STRUCT 'proxylab_mutex' size=\([0-9]*\) .*/\1/p" | head -1)
+F=1 N=10 B=100
+# Mutex F's address from lab's (shell arithmetic on the low 48 bits only:
+# the address does not fit a signed 64-bit number), and its symbol.
+maddr=$(printf '0x%s%012x' "${lab%????????????}" $((0x${lab#????} + F * ${msz:-0})))
+msym=$(printf 'lab+0x%x' $((F * ${msz:-0})))
+say "lab mutex $F: $maddr $msym"
+mkdir -p $CG/wl
+if [ -z "$lab" ] || [ -z "$msz" ]; then
+	notok "bpf-tools/$boot/pxwakelat/min-waiter" "no symbol lab in /proc/kallsyms or no proxylab_mutex in the BTF"
+elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --min ${B}us -c pxt60/wl 99 &&
+   start evC pxwakelat -w --min 1us -c pxt60/wl 99 && start evD pxwakelat --min 60s -c pxt60/wl 99; then
+	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -b 2000 --first-mutex $F -q -o $T/ev-inv.json" \
+		> "$T/inv.out" 2>&1 &
+	sup=$!
+	irc=0
+	wait $sup || irc=$?
+	[ $irc -eq 0 ] || say "inversion rt: exit $irc: $(tail -2 "$T/inv.out")"
+	stop evA; rca=$rc
+	stop evB; rcb=$rc
+	stop evC; rcc=$rc
+	stop evD; rcd=$rc
+	wpid=$(jfield "$T/ev-inv.json" waiter_pid checks)
+	hpid=$(jlast "$T/ev-inv.json" '.checks.holder_pids[0]')
+	procs="$sup $(jq -r '[.checks.waiter_pid, .checks.holder_pids[], .checks.hog_pids[]] | join(" ")' \
+		"$T/ev-inv.json" 2>/dev/null)"
+	say "inversion $sup: waiter $wpid, holder $hpid, all $procs; exit $irc"
+	for n in A B C D; do say "pxwakelat $n: exit $(eval echo \$rc$(echo $n | tr ABCD abcd)): $(tail -1 "$T/ev$n.out" "$T/ev$n.err" | grep wakeups)"; done
+	# The waiter's blocked wakeups in A: class, mutex, waker, CPUs, stack.
+	jq -c --argjson w "${wpid:-0}" 'select(.task.pid == $w) |
+		[.class, .latency_ns, .lock, .lock_sym, .waker.pid, .wake_cpu, .run_cpu, .switches, .cpu_curr.pid,
+		 ([.waker_stack[]? | select(test("mutex_unlock"))] | length), (.waker_stack[0]? // "")]' \
+		"$T/evA.out" > "$T/evA.w" 2>/dev/null
+	say "the waiter's events in A (class ns lock sym waker wcpu rcpu switches curr unlock-frames top):"
+	sed 's/^/#   /' "$T/evA.w"
+	nw=$(grep -c '^\["\(waiter\|donor\)"' "$T/evA.w")
+	# With proxy execution the unlock wakes a donor still queued, which
+	# runs later: every wakeup is microseconds late.  Without, it preempts
+	# the holder at once, and the switch reuses the wakeup's rq clock
+	# (wakeup_preempt()'s rq_clock_skip_update()): mostly 0 ns, under any
+	# --min (seen: 3-4 of 10 over 1 us).
+	want=$((N - 1)); [ $proxy = 1 ] || want=1
+	badlock=$(jq -r --arg a "$maddr" --arg s "$msym" 'select(.[0] != "other") |
+		select(.[2] != $a or .[3] != $s) | "\(.[2]) \(.[3])"' "$T/evA.w" 2>/dev/null | head -1)
+	if [ $rca -ne 0 ] || [ $irc -ne 0 ] || [ -z "$wpid" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-waiter" "pxwakelat exit $rca, inversion exit $irc: $(head -2 "$T/evA.err" | tr '\n' ' ')"
+	elif [ "$nw" -lt $want ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-waiter" "$nw waiter/donor events for waiter $wpid, want >= $want ($N blocked acquisitions)"
+	elif [ -n "$badlock" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-waiter" "the waiter blocked on $badlock, not lab mutex $F ($maddr $msym)"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-waiter"
+	fi
+	# The holder wakes it from mutex_unlock() (the waker's stack says so),
+	# both pinned to CPU 0 (inversion rt's default -c 0).
+	badwk=$(jq -r --argjson h "${hpid:-0}" 'select(.[0] != "other") |
+		select(.[4] != $h or .[5] != 0 or .[6] != 0 or (.[7] | type) != "number" or .[9] < 1 or
+		       (.[10] | test("^(bpf_trace_run|__bpf_trace|__traceiter)"))) | tostring' "$T/evA.w" 2>/dev/null | head -1)
+	if [ "$nw" -eq 0 ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-waker" "no waiter event to check"
+	elif [ -n "$badwk" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-waker" "want waker $hpid with a mutex_unlock frame, cpu 0: $badwk"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-waker"
+	fi
+	# Donors only with proxy execution.
+	nd=$(grep -c '^\["donor"' "$T/evA.w")
+	ndc=$(grep -c '\] donor: ran ' "$T/evC.out")
+	if [ $proxy = 1 ] && [ "$nd" -eq 0 ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-donor-class" "no donor event of the waiter with proxy execution"
+	elif [ $proxy = 0 ] && { [ "$ndc" -ne 0 ] || grep -q '"class":"donor"' "$T/evA.out"; }; then
+		notok "bpf-tools/$boot/pxwakelat/min-donor-class" "donor events on a proxy_exec=disable boot"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-donor-class"
+	fi
+	# The threshold, filtered in BPF: every event at least --min; B's are
+	# A's at or over B us, one for one (same wakeups, same clocks; no loss
+	# allowed), and A has some under B us (else B proved nothing).
+	jq -r '.latency_ns' "$T/evA.out" > "$T/evA.lat" 2>/dev/null
+	sed -n 's/^[0-9:]* .*: ran \([0-9.]*\) ms after its wakeup.*/\1/p' "$T/evB.out" > "$T/evB.lat"
+	na=$(grep -c . "$T/evA.lat") nb=$(grep -c . "$T/evB.lat")
+	amin=$(sort -n "$T/evA.lat" | head -1)
+	aover=$(awk -v b=$B '$1 >= b * 1000' "$T/evA.lat" | wc -l)
+	bmin=$(sort -n "$T/evB.lat" | head -1)
+	say "A: $na events, min ${amin:-none} ns, $aover at or over $B us; B: $nb events, min ${bmin:-none} ms"
+	if [ $rcb -ne 0 ] || [ "$na" -eq 0 ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-threshold" "pxwakelat exit $rca/$rcb, $na events in A"
+	elif grep -q 'lost:' "$T/evA.err" "$T/evB.out"; then
+		notok "bpf-tools/$boot/pxwakelat/min-threshold" "events lost: $(grep -h 'lost:' "$T/evA.err" "$T/evB.out")"
+	elif [ "$amin" -lt 1000 ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-threshold" "an event of $amin ns under --min 1us"
+	elif [ "$nb" -gt 0 ] && ! awk -v b=$B '$1 * 1000 < b { exit 1 }' "$T/evB.lat"; then
+		notok "bpf-tools/$boot/pxwakelat/min-threshold" "an event of $bmin ms under --min ${B}us"
+	elif [ "$nb" -ne "$aover" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-threshold" "B reported $nb wakeups, A $aover at or over $B us"
+	elif [ "$aover" -eq "$na" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-threshold" "no wakeup under $B us in A: the threshold was not put to the test"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-threshold"
+	fi
+	# -c: only the inversion's tasks; -w (C, text): only blocked waiters,
+	# each block naming the mutex, the holder as waker and its stack.
+	badc=$(jq -r --arg p " $procs " 'select(.task.tgid as $t | $p | contains(" \($t) ") | not) | "\(.task.comm) \(.task.pid)"' \
+		"$T/evA.out" 2>/dev/null | sort -u | head -3 | tr '\n' ' ')
+	grep '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] ' "$T/evC.out" > "$T/evC.first"
+	nc=$(grep -c . "$T/evC.first")
+	nco=$(grep -c "^[0-9:]* inversion $wpid \[prio [0-9]*\] \(waiter\|donor\): ran [0-9.]* ms after its wakeup, on cpu 0, blocked on $msym $maddr$" "$T/evC.first")
+	nwk=$(grep -c "^    woken by: inversion $hpid \[prio [0-9]*\]$" "$T/evC.out")
+	nst=$(grep -c '^    waker stack:$' "$T/evC.out")
+	say "C: $nc events, $nco the waiter's blocked on $msym, $nwk woken by $hpid, $nst stacks; the first:"
+	awk '/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] / { n++ } n == 1' "$T/evC.out" | head -16 | sed 's/^/#   /'
+	if [ $rcc -ne 0 ] || [ -n "$badc" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-filters" "exit $rca/$rcc; -c pxt60/wl let through $badc"
+	elif [ "$nc" -eq 0 ] || [ "$nco" -ne "$nc" ] || [ "$nwk" -ne "$nc" ] || [ "$nst" -ne "$nc" ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-filters" "-w: $nc events, $nco the waiter's on $msym, $nwk by holder $hpid, $nst stacks: $(head -1 "$T/evC.first")"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-filters"
+	fi
+	# D: later than any wakeup: nothing reported, the wakeups counted.
+	dsum=$(grep 'wakeups, .* of at least 60000.000 ms reported' "$T/evD.out")
+	if [ $rcd -ne 0 ] || grep -q '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] ' "$T/evD.out" ||
+	   ! echo "$dsum" | grep -q '^[1-9][0-9]* wakeups, 0 of at least'; then
+		notok "bpf-tools/$boot/pxwakelat/min-none" "exit $rcd, $(grep -c '^[0-9:]* ' "$T/evD.out") event lines, summary '$dsum'"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-none"
+	fi
+else
+	for n in A B C D; do p=$(eval echo "\${pid_ev$n:-}"); [ -n "$p" ] && kill -INT "$p" 2>/dev/null; done
+	notok "bpf-tools/$boot/pxwakelat/min-waiter" "pxwakelat --min did not start: $(head -2 "$T/evA.err" "$T/evB.err" "$T/evC.err" "$T/evD.err" 2>/dev/null | tr '\n' ' ')"
+fi
+rmdir $CG/wl 2>/dev/null
 
 [ $proxy = 1 ] || finish
 
