@@ -130,7 +130,12 @@ quote() {
 # interpreter.  Evaluating the link devices' AML costs ~2 s per virtio
 # device on the debug kernel under TCG (lockdep on every interpreter
 # lock): boot to /init 13 s -> 6 s, same IRQs.
-cmdline="console=ttyS0 panic=-1 pci=noacpi"
+#
+# no_timer_check: the boot's check that the IO-APIC delivers timer
+# interrupts gives up after a few ticks' worth of busy-waiting; a vCPU
+# starved by a busy host misses it and the kernel panics ("IO-APIC +
+# timer doesn't work!", seen booting beside the 16 vCPUs of a soak).
+cmdline="console=ttyS0 panic=-1 pci=noacpi no_timer_check"
 # KASAN: 4-level paging.  TCG's -cpu max offers LA57, and 6.12 derives the
 # shadow's bounds from the LA57 capability bit, which identify_cpu() clears
 # for a moment at boot: an interrupt then is reported as a "wild-memory-
