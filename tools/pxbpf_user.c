@@ -172,11 +172,29 @@ void pxbpf_sleep(long seconds)
 	}
 }
 
-int pxbpf_rb_loop(struct ring_buffer *rb, __u64 duration_ns, bool (*done)(void))
+struct ring_buffer *pxbpf_rb_new(struct bpf_map *events,
+				 int (*print)(void *ctx, void *data, size_t size))
 {
-	__u64 deadline = duration_ns ? px_now_ns() + duration_ns : 0;
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(events), print, NULL, NULL);
+	int err = errno;
+
+	if (!rb) {
+		px_warnx("failed to create the ring buffer: %s", strerror(err));
+		errno = err;	/* px_warnx() clears it */
+	}
+	return rb;
+}
+
+int pxbpf_rb_loop(struct ring_buffer *rb, bool json, const char *what, __u64 duration_ns,
+		  bool (*done)(void))
+{
+	__u64 deadline;
 	int err = 0;
 
+	pxbpf_handle_signals();
+	fprintf(json ? stderr : stdout, "Tracing %s... Hit Ctrl-C to end.\n", what);
+	fflush(stdout);
+	deadline = duration_ns ? px_now_ns() + duration_ns : 0;
 	while (!pxbpf_exiting) {
 		err = ring_buffer__poll(rb, 100);
 		if (err == -EINTR) {

@@ -87,13 +87,18 @@ void pxbpf_learn_cgroups(void);
 void pxbpf_sleep(long seconds);
 
 /*
- * The main loop of the tools that print one event at a time (pxlockwait,
- * pxwakelat --min): poll @rb, whose callback prints, until SIGINT/SIGTERM
- * (after pxbpf_handle_signals()), @duration_ns has passed (0: no limit)
- * or @done (may be NULL) returns true after a poll.  0, or the ring
- * buffer's -errno after saying so.
+ * The tools that print one event at a time (pxlockwait, pxwakelat --min):
+ * pxbpf_rb_new() opens the ring buffer map @events with @print called
+ * per record (NULL, errno set, after saying why); pxbpf_rb_loop()
+ * announces "Tracing @what..." (on stderr with @json), then polls @rb
+ * until SIGINT/SIGTERM, @duration_ns has passed (0: no limit) or @done
+ * (may be NULL) returns true after a poll: 0, or the ring buffer's
+ * -errno after saying so.
  */
-int pxbpf_rb_loop(struct ring_buffer *rb, __u64 duration_ns, bool (*done)(void));
+struct ring_buffer *pxbpf_rb_new(struct bpf_map *events,
+				 int (*print)(void *ctx, void *data, size_t size));
+int pxbpf_rb_loop(struct ring_buffer *rb, bool json, const char *what, __u64 duration_ns,
+		  bool (*done)(void));
 
 /* A task as a JSON object @key: {"pid", "tgid", "comm", "prio"}. */
 void pxbpf_json_task(struct px_json *j, const char *key, __u32 pid, __u32 tgid,

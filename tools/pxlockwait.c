@@ -315,6 +315,7 @@ int main(int argc, char **argv)
 	};
 	struct pxlockwait_bpf *obj = NULL;
 	struct ring_buffer *rb = NULL;
+	char what[64];
 	int err;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
@@ -350,19 +351,13 @@ int main(int argc, char **argv)
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
-	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, NULL, NULL);
+	rb = pxbpf_rb_new(obj->maps.events, handle_event);
 	if (!rb) {
 		err = -errno;
-		px_warnx("failed to create the ring buffer: %s", strerror(-err));
 		goto cleanup;
 	}
-
-	pxbpf_handle_signals();
-	fprintf(env.json ? stderr : stdout,
-		"Tracing mutex waits of at least %.3f ms... Hit Ctrl-C to end.\n",
-		env.min_ns / 1e6);
-	fflush(stdout);
-	err = pxbpf_rb_loop(rb, env.duration_ns, max_events_done);
+	snprintf(what, sizeof(what), "mutex waits of at least %.3f ms", env.min_ns / 1e6);
+	err = pxbpf_rb_loop(rb, env.json, what, env.duration_ns, max_events_done);
 	print_summary(obj);
 
 cleanup:

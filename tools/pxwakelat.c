@@ -250,7 +250,7 @@ static struct pxwakelat_bpf *skel;	/* for the waker stacks */
 /* The waker's stack: bytes in @ips, 0 or -errno as px_print_stack() wants. */
 static __s32 waker_stack(const struct pxwl_event *e, __u64 *ips)
 {
-	int err;
+	int err, n;
 
 	if (!e->wake.waker_pid)
 		return 0;	/* no waker seen: no stack to speak of */
@@ -261,9 +261,9 @@ static __s32 waker_stack(const struct pxwl_event *e, __u64 *ips)
 	if (err)
 		return err;
 	/* The id's stack fills the value from the top; zeros after it. */
-	for (err = 0; err < PXWL_STACK_DEPTH && ips[err]; err++)
+	for (n = 0; n < PXWL_STACK_DEPTH && ips[n]; n++)
 		;
-	return err * sizeof(__u64);
+	return n * sizeof(__u64);
 }
 
 static const char *lock_text(__u64 lock, char *buf, size_t len)
@@ -419,23 +419,18 @@ static int events_loop(struct pxwakelat_bpf *obj)
 {
 	struct ring_buffer *rb;
 	__u64 duration = 0;
+	char what[64];
 	int err;
 
-	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, NULL, NULL);
-	if (!rb) {
-		err = -errno;
-		px_warnx("failed to create the ring buffer: %s", strerror(-err));
-		return err;
-	}
+	rb = pxbpf_rb_new(obj->maps.events, handle_event);
+	if (!rb)
+		return -errno;
 	/* [interval] [count]: a run of interval x count seconds (count 1 if left out). */
 	if (env.c.nargs)
 		duration = (__u64)env.c.interval * (env.c.nargs > 1 ? env.c.count : 1);
 	duration = duration > UINT64_MAX / 1000000000 ? 0 : duration * 1000000000;
-	pxbpf_handle_signals();
-	fprintf(env.c.json ? stderr : stdout,
-		"Tracing wakeups at least %.3f ms late... Hit Ctrl-C to end.\n", env.min_ns / 1e6);
-	fflush(stdout);
-	err = pxbpf_rb_loop(rb, duration, NULL);
+	snprintf(what, sizeof(what), "wakeups at least %.3f ms late", env.min_ns / 1e6);
+	err = pxbpf_rb_loop(rb, env.c.json, what, duration, NULL);
 	event_summary(obj);
 	ring_buffer__free(rb);
 	return err;
