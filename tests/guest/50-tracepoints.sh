@@ -71,8 +71,11 @@ maxdepth=$(grep 'sched_proxy_pick:' "$T/chain.txt" | sed -n 's/.*depth=\([0-9]*\
 [ "$(count 'sched_proxy_pick:' chain)" -gt 0 ] && ok tp/pick-fires || notok tp/pick-fires "no pick in chain run"
 [ "$(count 'sched_proxy_migrate:' xcpu 'src_cpu=0 dst_cpu=1')" -gt 0 ] && ok tp/xcpu-migrate-0-to-1 ||
 	notok tp/xcpu-migrate-0-to-1 "no migrate src_cpu=0 dst_cpu=1 in the cross-CPU run"
-[ "$(count 'sched_proxy_return:' xcpu 'dst_cpu=0 strategy=schedule')" -gt 0 ] && ok tp/xcpu-return ||
-	notok tp/xcpu-return "no return to CPU 0 (strategy=schedule) in the cross-CPU run"
+# The boot's return strategy (proxy_exec=enable,return=ttwu or the default).
+strategy=schedule
+grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
+[ "$(count 'sched_proxy_return:' xcpu "dst_cpu=0 strategy=$strategy")" -gt 0 ] && ok tp/xcpu-return ||
+	notok tp/xcpu-return "no return to CPU 0 (strategy=$strategy) in the cross-CPU run"
 # Every donor parked on a sleeping owner is woken by that owner's wakeup:
 # each enqueue_sleeping (donor, owner) is followed by an activate of the
 # same pair (the owner wakes before it can unlock).
