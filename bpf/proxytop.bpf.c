@@ -3,10 +3,11 @@
  * proxytop: every sched_proxy event, counted system-wide, plus per
  * donor/owner pair donor runtime, picks, deepest chain and migrations.
  *
- * The user side (tools/proxytop*.c) reads, never clears: the cumulative
- * pairs map (struct px_pair, filtered by -p/-c), the per-CPU open stretch
- * (struct px_stretch) and the per-CPU system-wide struct px_counters
- * (types in pxtypes.h); rates are differences between two snapshots.
+ * The user side (tools/observe/proxytop*.c) reads, never clears: the
+ * cumulative pairs map (struct px_pair, filtered by -p/-c), the per-CPU
+ * open stretch (struct px_stretch) and the per-CPU system-wide struct
+ * px_counters (types in pxtypes.h); rates are differences between two
+ * snapshots.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

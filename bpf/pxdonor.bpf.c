@@ -5,8 +5,8 @@
  * sched_proxy_switch with next != next_donor and closes at the next
  * sched_proxy_switch on the same CPU.
  *
- * Maps (types in pxtypes.h, shared with tools/pxdonor.c): the cumulative
- * pairs map (struct px_pair), the per-CPU open stretch (struct
+ * Maps (types in pxtypes.h, shared with tools/observe/pxdonor.c): the
+ * cumulative pairs map (struct px_pair), the per-CPU open stretch (struct
  * px_stretch), per-CPU struct px_counters and one struct px_hist of
  * completed stretch lengths, which the user side clears each interval.
  */

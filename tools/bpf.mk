@@ -6,11 +6,11 @@
 # the lean kernel exists (make -C tools bpf-tools forces it).  Also usable
 # alone: make -f tools/bpf.mk bpf-tools (needs build/tools/libpxutil.a).
 #
-# Pipeline, libbpf-tools style:
+# Pipeline, libbpf-tools style (a tool's files share its name):
 #   build/obj-lean/vmlinux --bpftool btf dump--> build/bpf/vmlinux.h
 #   bpf/foo.bpf.c --clang -target bpf--> build/bpf/foo.bpf.o
 #            --bpftool gen skeleton--> build/bpf/foo.skel.h
-#   tools/foo.c (+ skel) --> build/bpf/foo.o --> build/tools/bin/foo
+#   tools/observe/foo.c (+ skel) --> build/bpf/foo.o --> build/tools/bin/foo
 #
 # vmlinux.h comes from OUR kernel's BTF, never from the host and never
 # committed.  Override PX_BPF_VMLINUX to use another BTF file (e.g. for a
@@ -20,6 +20,7 @@
 # V=1 shows the commands.
 
 PX_BPF_TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+PX_BPF_SRC	:= $(PX_BPF_TOP)/tools/observe
 PX_BPF_OUT	?= $(PX_BPF_TOP)/build/bpf
 PX_BPF_BIN	?= $(or $(BINDIR),$(PX_BPF_TOP)/build/tools/bin)
 PX_BPF_LIBPX	?= $(or $(LIBPX),$(PX_BPF_TOP)/build/tools/libpxutil.a)
@@ -31,9 +32,9 @@ BPFTOOL		?= bpftool
 PX_BPF_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 PX_BPF_CFLAGS	:= -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(PX_BPF_ARCH) \
-		   -I$(PX_BPF_OUT) -I$(PX_BPF_TOP)/bpf -I$(PX_BPF_TOP)/tools
+		   -I$(PX_BPF_OUT) -I$(PX_BPF_TOP)/bpf -I$(PX_BPF_SRC)
 PX_BPF_UCFLAGS	:= -g -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-		   -I$(PX_BPF_OUT) -I$(PX_BPF_TOP)/bpf -I$(PX_BPF_TOP)/tools \
+		   -I$(PX_BPF_OUT) -I$(PX_BPF_TOP)/bpf -I$(PX_BPF_SRC) \
 		   -I$(PX_BPF_TOP)/tools/lib
 ifeq ($(PX_BPF_STATIC),1)
 PX_BPF_LDLIBS	:= -static -lbpf -lelf -lz -lzstd
@@ -87,11 +88,11 @@ $(PX_BPF_VMLINUX):
 	@echo "bpf.mk: $@ missing: build the lean kernel first (kernel/build.sh lean)" >&2
 	@false
 
-# A tool's own header (tools/foo.h: the types its BPF program and user
-# side share beyond bpf/pxtypes.h) is optional.
+# A tool's own header (tools/observe/foo.h: the types its BPF program and
+# user side share beyond bpf/pxtypes.h) is optional.
 .SECONDEXPANSION:
 $(PX_BPF_OBJS): $(PX_BPF_OUT)/%.bpf.o: $(PX_BPF_TOP)/bpf/%.bpf.c \
-		$(PX_BPF_OUT)/vmlinux.h $(PX_BPF_HDRS) $$(wildcard $(PX_BPF_TOP)/tools/$$*.h)
+		$(PX_BPF_OUT)/vmlinux.h $(PX_BPF_HDRS) $$(wildcard $(PX_BPF_SRC)/$$*.h)
 	$(PX_BPF_MSG) BPF $@
 	$(PX_BPF_Q)$(BPF_CLANG) $(PX_BPF_CFLAGS) -c $< -o $@
 
@@ -100,13 +101,13 @@ $(PX_BPF_SKELS): $(PX_BPF_OUT)/%.skel.h: $(PX_BPF_OUT)/%.bpf.o
 	$(PX_BPF_Q)$(BPFTOOL) gen skeleton $< > $@.tmp
 	$(PX_BPF_Q)mv $@.tmp $@
 
-$(PX_BPF_UOBJS): $(PX_BPF_OUT)/%.o: $(PX_BPF_TOP)/tools/%.c $(PX_BPF_OUT)/%.skel.h \
-		$$(wildcard $(PX_BPF_TOP)/tools/$$*.h) $(PX_BPF_TOP)/tools/pxbpf_user.h \
+$(PX_BPF_UOBJS): $(PX_BPF_OUT)/%.o: $(PX_BPF_SRC)/%.c $(PX_BPF_OUT)/%.skel.h \
+		$$(wildcard $(PX_BPF_SRC)/$$*.h) $(PX_BPF_SRC)/pxbpf_user.h \
 		$(PX_BPF_HDRS) $(PX_BPF_TOP)/tools/lib/pxutil.h
 	$(PX_BPF_MSG) CC $@
 	$(PX_BPF_Q)$(CC) $(PX_BPF_UCFLAGS) -c $< -o $@
 
-$(PX_BPF_COMMON): $(PX_BPF_TOP)/tools/pxbpf_user.c $(PX_BPF_TOP)/tools/pxbpf_user.h \
+$(PX_BPF_COMMON): $(PX_BPF_SRC)/pxbpf_user.c $(PX_BPF_SRC)/pxbpf_user.h \
 		$(PX_BPF_HDRS) $(PX_BPF_TOP)/tools/lib/pxutil.h | $(PX_BPF_OUT)
 	$(PX_BPF_MSG) CC $@
 	$(PX_BPF_Q)$(CC) $(PX_BPF_UCFLAGS) -c $< -o $@

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Host check: `make -C tools unit` builds every unit test without the
-# kernel tree.  The unit tests need tools/ (the Makefile, libpxutil, the
-# BPF tools' user-space helpers), bpf/ (pxbpf.h, pxtypes.h) and tests/unit/
-# only: those are copied into a scratch folder with no build/ (no
-# build/linux, no lab uapi header, no vmlinux), where the build must
-# succeed and leave build/tests/unit/NAME for every tests/unit/NAME.c.
+# kernel tree.  The unit tests need tools/ (the Makefile, libpxutil in
+# tools/lib, the BPF tools' user-space helpers in tools/observe), bpf/
+# (pxbpf.h, pxtypes.h) and tests/unit/ only: those are copied into a
+# scratch folder with no build/ (no build/linux, no lab uapi header, no
+# vmlinux), where the build must succeed and leave build/tests/unit/NAME
+# for every tests/unit/NAME.c.
 # The unit tests themselves are run by tests/run.sh in the real tree.
 # About 10 s (two jobs, Debian's libbpf and libtracecmd).
 #
