@@ -140,7 +140,7 @@ for t in $TOOLS; do
 	refused not-root "^$t: needs CAP_BPF and CAP_PERFMON (or root)" su pxt60 -s /bin/sh -c "$t 1 1"
 done
 
-# Not root, but CAP_BPF and CAP_PERFMON (tools/capexec: uid 60600 keeps
+# Not root, but CAP_BPF and CAP_PERFMON (capexec, tools/harness/: uid 60600 keeps
 # those two and nothing else): every tool loads and attaches its tp_btf
 # programs (the banner, printed after the attach; proxytop -j prints
 # none), reports one JSON interval and exits 0, with nothing else on
@@ -706,8 +706,9 @@ fi
 # names (comm invA, invB) whose tasks get the same pids.  pxdonor must show
 # the second run's pair under its own comm next to the first's (a recycled
 # pid is a new pair: neither invA's pair renamed nor invB's time added to
-# invA's); with a map of 2 pairs (after a depth-3 chain filled it) the
-# newest pair must still get in, the evicted ones counted.
+# invA's), and so must proxytop's donor view; with a map of 2 pairs
+# (after a depth-3 chain filled it) the newest pair must still get in,
+# the evicted ones counted.
 # The pids are recycled on purpose: the kernels have no
 # CONFIG_CHECKPOINT_RESTORE, so no /proc/sys/kernel/ns_last_pid to set.
 # Instead pid_max is lowered to 512 for the check (restored after, and by
@@ -747,6 +748,15 @@ cp "$(command -v inversion)" "$T/invA"
 cp "$(command -v inversion)" "$T/invB"
 pid_pa=
 if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
+	# proxytop's donor view (JSON, a frame a second) watches the same
+	# runs: attached once its first frame is out.
+	proxytop -j -D 1 99999 > "$T/pt.out" 2> "$T/pt.err" &
+	ptp=$!
+	i=0
+	while [ $i -lt 300 ] && kill -0 $ptp 2>/dev/null && [ ! -s "$T/pt.out" ]; do
+		usleep 100000
+		i=$((i + 1))
+	done
 	inversion chain -D 3 -n 5 -q > "$T/inv.out" 2>&1 || say "inversion chain: $(tail -1 "$T/inv.out")"
 	echo 512 > /proc/sys/kernel/pid_max
 	true & p0=$!
@@ -764,18 +774,30 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 	echo "$pm" > /proc/sys/kernel/pid_max
 	stop pa; rca=$rc
 	stop pb; rcb=$rc
+	kill -INT $ptp 2>/dev/null
+	ptrc=0
+	wait $ptp || ptrc=$?
 	# pid pairs of each comm: "donor owner comm"
 	pairs() { jq -r '.pairs[]? | "\(.donor_pid) \(.owner_pid) \(.donor_comm)"' "$1" 2>/dev/null; }
 	pairs "$T/pa.out" > "$T/pa.pairs"; pairs "$T/pb.out" > "$T/pb.pairs"
 	say "invA pid $a, invB pid $b; pairs: $(tr '\n' ';' < "$T/pa.pairs"); max 2: $(tr '\n' ';' < "$T/pb.pairs")"
-	bad=$(recycled_pairs "$T/pa.pairs" "$a" "$b")
-	if [ $rca -ne 0 ]; then
-		notok "bpf-tools/$boot/pxdonor/recycled-pid" "exit $rca: $(head -2 "$T/pa.err")"
-	elif [ -n "$bad" ]; then
-		notok "bpf-tools/$boot/pxdonor/recycled-pid" "$bad"
-	else
-		ok "bpf-tools/$boot/pxdonor/recycled-pid"
-	fi
+	# recycled TOOL STATUS NAME: TOOL's recycled-pid check on $T/NAME.pairs.
+	recycled() {
+		bad=$(recycled_pairs "$T/$3.pairs" "$a" "$b")
+		if [ "$2" -ne 0 ]; then
+			notok "bpf-tools/$boot/$1/recycled-pid" "exit $2: $(head -2 "$T/$3.err")"
+		elif [ -n "$bad" ]; then
+			notok "bpf-tools/$boot/$1/recycled-pid" "$bad"
+		else
+			ok "bpf-tools/$boot/$1/recycled-pid"
+		fi
+	}
+	recycled pxdonor $rca pa
+	# proxytop's rows of every frame as "donor owner comm": invB's donor
+	# on invA's pid under its own comm, as for pxdonor.
+	jq -r '.rows[]? | "\(.pid) \(.top_pid) \(.comm)"' "$T/pt.out" > "$T/pt.pairs" 2>/dev/null
+	say "proxytop donor rows: $(sort -u "$T/pt.pairs" | tr '\n' ';')"
+	recycled proxytop $ptrc pt
 	evt=$(jlast "$T/pb.out" .evicted_total)
 	if [ $rcb -ne 0 ]; then
 		notok "bpf-tools/$boot/pxdonor/lru" "exit $rcb: $(head -2 "$T/pb.err")"
@@ -789,6 +811,7 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 else
 	[ -n "${pid_pa:-}" ] && stop pa
 	notok "bpf-tools/$boot/pxdonor/recycled-pid" "pxdonor did not start: $(head -2 "$T/pa.err" "$T/pb.err" 2>/dev/null | tr '\n' ' ')"
+	notok "bpf-tools/$boot/proxytop/recycled-pid" "not run: pxdonor did not start"
 fi
 
 finish
