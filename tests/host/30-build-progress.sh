@@ -12,8 +12,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TMPDIR-/tmp}/pxbuildprog.$$
 trap 'rm -rf "$T"' 0
 mkdir -p "$T/kernel/config" "$T/build/linux/.git" "$T/build/linux/scripts/kconfig" \
-	"$T/build/linux/kernel" "$T/build/linux/init" "$T/bin"
+	"$T/build/linux/kernel" "$T/build/linux/init" "$T/bin" "$T/lib/sh"
 cp "$top/kernel/build.sh" "$T/kernel/"
+cp "$top/lib/sh/cli.sh" "$T/lib/sh/"
 cp "$top/kernel/config/lean.config" "$T/kernel/config/"
 : > "$T/build/linux/kernel/Kconfig.preempt"
 : > "$T/build/linux/init/Kconfig"
