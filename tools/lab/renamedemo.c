@@ -49,6 +49,7 @@ static struct env {
 	const char	*dir;
 	bool		quiet;
 	const char	*json_path, *hist_path;
+	uint64_t	grace_s;	/* the background's first rename, at most */
 } env = {
 	.iterations	= 2000,
 	.hogs		= 2,
@@ -57,6 +58,7 @@ static struct env {
 	.fg_nice	= -10,
 	.cgroup		= "pxrename-bg",
 	.weight		= 20,
+	.grace_s	= 30,
 };
 
 struct shared {
@@ -96,6 +98,7 @@ enum option_values {
 	OPT_CPU_MAX,
 	OPT_DIR,
 	OPT_FG_NICE,
+	OPT_GRACE,
 	OPT_HIST,
 	OPT_NICE,
 	OPT_NO_CGROUP,
@@ -110,6 +113,7 @@ static const struct argp_option opts[] = {
 	{ "dir", OPT_DIR, "DIR", 0, "work directory on a tmpfs (default: a new one in /tmp)", 0 },
 	{ "fg-nice", OPT_FG_NICE, "NICE", 0, "foreground's nice value (default -10)", 0 },
 	{ "duration", 'd', "TIME", 0, "run this long instead of -n (default unit s)", 0 },
+	{ "grace", OPT_GRACE, "SEC", 0, "how long the background may take to rename once before timing starts (default 30; more on slow, overcommitted guests)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "hogs", 'H', "N", 0, "spinners at normal weight (default 2)", 0 },
 	{ "iterations", 'n', "N", 0, "foreground renames to time (default 2000)", 0 },
@@ -159,6 +163,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FG_NICE:
 		env.fg_nice = px_arg_long(state, "nice value", arg, -20, 19);
+		break;
+	case OPT_GRACE:
+		env.grace_s = px_arg_u64(state, "grace", arg, 1, 3600);
 		break;
 	case OPT_NICE:
 		env.bg_nice = px_arg_long(state, "nice value", arg, -20, 19);
@@ -374,12 +381,13 @@ int main(int argc, char **argv)
 	 * timing starts, and before the spinners start: at nice 19 behind
 	 * them on an overloaded CPU it could take longer than we wait.
 	 */
-	end = px_now_ns() + 30 * NSEC_PER_SEC;
+	end = px_now_ns() + env.grace_s * NSEC_PER_SEC;
 	while (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) && px_now_ns() < end &&
 	       waitpid(pids[0], &status, WNOHANG) == 0)
 		usleep(1000);
 	if (!__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST))
-		px_warnx("the background renamer did not rename within 30 s");
+		px_warnx("the background renamer did not rename within %" PRIu64 " s (--grace)",
+			 env.grace_s);
 	for (i = 0; i < env.hogs; i++) {
 		pids[npids] = fork();
 		if (!pids[npids])
