@@ -155,6 +155,19 @@ for src in "$top"/tests/bpf/*.bpf.c; do
 		{ note "cannot build $o"; rm -f "$o"; }
 done
 
+# host_check NAME LOGNAME COMMAND...: one host check, run with no stdin
+# into $res/host/LOGNAME.log and timed; its ok/not ok/skip lines are
+# results NAME, against tests/expected/host/LOGNAME.txt.
+host_check() {
+	hn=$1 hl=$res/host/$2.log he=host/$2
+	shift 2
+	rc=0 t0=$(date +%s)
+	"$@" > "$hl" 2>&1 < /dev/null || rc=$?
+	timed host "$hn" "$t0"
+	parse "$hl" host "$hn" "$rc"
+	expect_checks "$hl" host "$he" "$rc"
+}
+
 # Host unit tests: build/tests/unit/NAME from tests/unit/NAME.c (make unit);
 # a source without its binary is a SKIP, not silence.
 mkdir -p "$res/host"
@@ -162,11 +175,7 @@ for u in "$top"/build/tests/unit/*; do
 	[ -f "$u" ] && [ -x "$u" ] || continue
 	name=$(basename "$u")
 	echo "$name" | grep -qE -- "$only" || continue
-	rc=0 t0=$(date +%s)
-	"$u" > "$res/host/$name.log" 2>&1 || rc=$?
-	timed host "$name" "$t0"
-	parse "$res/host/$name.log" host "$name" "$rc"
-	expect_checks "$res/host/$name.log" host "host/$name"
+	host_check "$name" "$name" "$u"
 done
 for src in "$top"/tests/unit/*.c; do
 	[ -f "$src" ] || continue
@@ -188,12 +197,7 @@ for s in "$top"/tests/host/*.sh; do
 		continue
 	fi
 	to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
-	log=$res/host/$(basename "$s" .sh).log
-	rc=0 t0=$(date +%s)
-	(cd "$top" && timeout -s KILL "${to:-120}" "$s") > "$log" 2>&1 < /dev/null || rc=$?
-	timed host "$name" "$t0"
-	parse "$log" host "$name" "$rc"
-	expect_checks "$log" host "host/$(basename "$s" .sh)" "$rc"
+	host_check "$name" "${name%.sh}" env -C "$top" timeout -s KILL "${to:-120}" "$s"
 done
 
 # The benchmark's self-test (bench/run.sh --quick, host side, boots its own
@@ -207,11 +211,7 @@ if echo bench-selftest | grep -qE -- "$only"; then
 	elif [ ! -x "$top/bench/selftest.sh" ]; then
 		report "SKIP [host] bench-selftest - no executable bench/selftest.sh"
 	else
-		rc=0 t0=$(date +%s)
-		"$top/bench/selftest.sh" > "$res/host/bench-selftest.log" 2>&1 < /dev/null || rc=$?
-		timed host bench-selftest "$t0"
-		parse "$res/host/bench-selftest.log" host bench-selftest "$rc"
-		expect_checks "$res/host/bench-selftest.log" host host/bench-selftest
+		host_check bench-selftest bench-selftest "$top/bench/selftest.sh"
 	fi
 fi
 
