@@ -34,7 +34,10 @@
 #   --no-lock            boot even while another guest runs (by default
 #                        guests take turns on build/.guest.lock: on 2 cores
 #                        two TCG guests only slow each other into timeouts
-#                        and spoil latency numbers)
+#                        and spoil latency numbers); also with
+#                        PX_GUEST_LOCK_HELD=1 in the environment, which a
+#                        caller holding the lock for the guests it starts
+#                        (tests/run.sh beside its stress boots) sets
 #   --boot-nice N        run QEMU at nice N until the guest reaches /init
 #                        (e.g. -10: a guest booting beside busy ones boots
 #                        in seconds, not a minute)
@@ -198,6 +201,7 @@ if [ -n "$interactive" ]; then
 	exit 0
 fi
 
+[ "${PX_GUEST_LOCK_HELD:-}" != 1 ] || lock=''
 if [ -n "$lock" ] && command -v flock > /dev/null; then
 	exec 9> "$top/build/.guest.lock"
 	flock -n 9 || { echo "run: waiting for another guest to finish (build/.guest.lock)" >&2; flock 9; }

@@ -72,22 +72,27 @@ rc=$?
 # result files written (inversion_report.c), so "completes" also covers
 # what only a tool bug could break -- the consistency line, the result
 # file's schema and counts, the histogram's total -- and names the first
-# that fails.
+# that fails.  The result file's figures the later checks use are kept
+# as NAME_FIGURE (dashes as underscores): sl_p50, rt_burn, ...
 scenario() {
 	name=$1 n=$2; shift 2
 	out=$T/$name.json
 	inversion "$@" -n "$n" -q -t 120 -o "$out" --hist "$T/$name.hist" > "$T/$name.out" 2>&1
 	rc=$?
+	jvars "$out" sane='.format == "proxyexec-latency" and .version == 1' okf=.ok \
+		count=.latency.count done=.checks.iterations_done capped=.checks.hog_capped \
+		p50=.latency.p50 p90=.latency.p90 p99=.latency.p99 burn=.params.burn_ns depth=.params.depth
+	v=$(echo "$name" | tr - _)
+	for f in count capped p50 p90 p99 burn depth; do eval "${v}_$f=\$$f"; done
 	why=''
 	if [ $rc != 0 ]; then
 		why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
 	elif ! grep -q 'consistency: .* -> OK$' "$T/$name.out"; then
 		why="exit 0, but $(grep consistency "$T/$name.out")"
-	elif ! json_sane "$out"; then
+	elif [ "$sane" != true ]; then
 		why="$out is not a well-formed result file"
-	elif [ "$(jfield "$out" count latency)" != "$n" ] || [ "$(jfield "$out" ok)" != true ] ||
-		[ "$(jfield "$out" iterations_done checks)" != "$n" ]; then
-		why="result file: count $(jfield "$out" count latency), want $n"
+	elif [ "$count" != "$n" ] || [ "$okf" != true ] || [ "$done" != "$n" ]; then
+		why="result file: count $count, ok $okf, iterations_done $done, want $n"
 	else
 		hcount=$(grep -v '^#' "$T/$name.hist" | awk '{ s += $3 } END { print s + 0 }')
 		[ "$hcount" = "$n" ] || why="histogram holds $hcount, want $n"
@@ -99,8 +104,7 @@ scenario() {
 
 # ratio NAME FIELD: the waiter's latency FIELD (p50, p99) over the burn.
 ratio() {
-	v=$(jfield "$T/$1.json" "$2" latency)
-	burn=$(jfield "$T/$1.json" burn_ns params)
+	eval "v=\${$1_$2:-0} burn=\${$1_burn:-0}"
 	echo $(( v / (burn > 0 ? burn : 1) ))
 }
 
@@ -114,8 +118,8 @@ scenario dl 10 dl -b 1000
 scenario chain 10 chain -D 3 -b 1000
 scenario xcpu 10 xcpu -b 1000
 scenario sleep-owner 10 sleep-owner -s 1000 -b 200
-check lab/chain-depth "chain result does not record depth 3" \
-	test "$(jfield "$T/chain.json" depth params)" = 3
+check lab/chain-depth "chain result records depth ${chain_depth:-none}, not 3" \
+	test "${chain_depth:-}" = 3
 
 # The inversion (proxy off): p99 several times the critical section.  Its
 # shrinking (proxy on): p50 within a few critical sections (cfs: the waiter
@@ -146,8 +150,8 @@ done
 # not help at all.  None may with proxy on; with it off, most do.
 for s in rt dl chain xcpu sleep-owner; do
 	[ -f "$T/$s.json" ] || continue
-	capped=$(jfield "$T/$s.json" hog_capped checks)
-	n=$(jfield "$T/$s.json" count latency)
+	v=$(echo "$s" | tr - _)
+	eval "capped=\${${v}_capped:-} n=\${${v}_count:-0}"
 	if [ $proxy = on ]; then
 		[ "$capped" = 0 ] && ok "lab/$s-none-hog-capped" ||
 			notok "lab/$s-none-hog-capped" "${capped:-?} of $n waits lasted a whole hog burst with proxy on"
@@ -163,7 +167,7 @@ done
 # wait is about the sleep plus the burn (TCG on a loaded host: p50 14 ms
 # seen, with rt's p50 at 7 ms; the hog cap is 100 ms).
 if [ -f "$T/sleep-owner.json" ]; then
-	p50=$(jfield "$T/sleep-owner.json" p50 latency)
+	p50=${sleep_owner_p50:-}
 	if [ $proxy = off ]; then
 		[ "${p50:-0}" -gt 50000000 ] && ok lab/sleep-owner-inversion-shown ||
 			notok lab/sleep-owner-inversion-shown "p50 ${p50:-?} ns with proxy off (want > 50 ms)"
@@ -221,8 +225,9 @@ rc=$?
 echo "# rename: $(grep -A2 '^rename' "$T/rename.out" | tail -1)"
 [ $rc = 0 ] && ok lab/renamedemo-runs ||
 	notok lab/renamedemo-runs "exit $rc: $(tr '\n' ' ' < "$T/rename.out" | tail -c 300)"
-json_sane "$T/rename.json" && [ "$(jfield "$T/rename.json" count latency)" = 300 ] &&
-	ok lab/renamedemo-json || notok lab/renamedemo-json "count is not 300"
+jvars "$T/rename.json" sane='.format == "proxyexec-latency" and .version == 1' count=.latency.count
+[ "$sane" = true ] && [ "$count" = 300 ] &&
+	ok lab/renamedemo-json || notok lab/renamedemo-json "count ${count:-missing}, not 300 (well-formed: ${sane:-no})"
 
 # Nothing may stay held or configured after the workloads.
 held=$(lab_held)

@@ -7,9 +7,9 @@
 # late wakeup naming the lab's waiter, mutex and holder (the waker) and
 # none under the threshold, proxytop -b the header and
 # the owner's row.  With proxy_exec=disable every tool runs and reports
-# no proxy activity.  Error paths: bad arguments, no BTF, no sched_proxy
-# events, not root; not root but CAP_BPF and CAP_PERFMON is accepted, one
-# of the two alone is not.
+# no proxy activity.  Error paths (on the proxy boot: none depends on the
+# mode): bad arguments, no BTF, no sched_proxy events, not root; not root
+# but CAP_BPF and CAP_PERFMON is accepted, one of the two alone is not.
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable
 # pxtest-cpus: 4
@@ -64,114 +64,119 @@ stop() {
 }
 
 # ------------------------------------------------------------ error paths
+# None of them depends on the proxy mode: on the proxy boot only (the
+# proxy_exec=disable boot checks what does).
+error_paths() {
 
-# refused NAME REGEX COMMAND...: COMMAND (tool $t) exits non-zero with one
-# clear line on stderr matching REGEX: check bpf-tools/$boot/$t/NAME.
-refused() {
-	n=$1 re=$2; shift 2
-	rc=0
-	"$@" > "$T/e.out" 2> "$T/e.err" || rc=$?
-	if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] && grep -q "$re" "$T/e.err"; then
-		ok "bpf-tools/$boot/$t/$n"
-	else
-		notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
-	fi
-}
-# bad_args NAME ARGS: tool $t with ARGS (split at blanks) is refused:
-# usage on stderr, non-zero exit, its name first, nothing loaded: check
-# bpf-tools/$boot/$t/NAME.
-bad_args() {
-	rc=0
-	# shellcheck disable=SC2086
-	$t $2 > "$T/bad.out" 2> "$T/bad.err" || rc=$?
-	if [ $rc -ne 0 ] && grep -qi 'usage' "$T/bad.err" && head -1 "$T/bad.err" | grep -q "^$t: "; then
-		ok "bpf-tools/$boot/$t/$1 '$2'"
-	else
-		notok "bpf-tools/$boot/$t/$1 '$2'" "exit $rc, stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
-	fi
-}
-for t in $TOOLS; do
-	for bad in "--bogus" "0" "-p notapid" "-c /no/such/cgroup" "1 2 3"; do
-		bad_args bad-args "$bad"
-	done
-	# Base 10: -p 08 is pid 8 (strtol's base 0 refused it as bad octal).
-	rc=0
-	$t -j -p 08 1 1 > "$T/p08.out" 2> "$T/p08.err" || rc=$?
-	if [ $rc -eq 0 ]; then ok "bpf-tools/$boot/$t/pid-base10"
-	else notok "bpf-tools/$boot/$t/pid-base10" "-p 08: exit $rc: $(head -1 "$T/p08.err")"; fi
-	rc=0
-	$t -h > "$T/help.out" 2>&1 || rc=$?
-	if [ $rc -eq 0 ] && grep -q 'EXAMPLES' "$T/help.out"; then ok "bpf-tools/$boot/$t/help"
-	else notok "bpf-tools/$boot/$t/help" "exit $rc or no EXAMPLES in -h"; fi
-
-	# expect_err NAME REGEX ENV...: tool $t with ENV, refused (refused()).
-	expect_err() {
+	# refused NAME REGEX COMMAND...: COMMAND (tool $t) exits non-zero with one
+	# clear line on stderr matching REGEX: check bpf-tools/$boot/$t/NAME.
+	refused() {
 		n=$1 re=$2; shift 2
-		refused "$n" "$re" env "$@" "$t" 1 1
-	}
-	expect_err no-btf "^$t: .*no BTF.*CONFIG_DEBUG_INFO_BTF" PXBPF_VMLINUX_BTF=/nonexistent
-	# A BTF file without the sched_proxy events stands for a kernel
-	# without them (CONFIG_PROXY_EXEC=n): pxwakelat runs without its
-	# donor class and says so; the others need them.
-	if [ $t = pxwakelat ]; then
 		rc=0
-		PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" $t -j 1 1 > "$T/e.out" 2> "$T/e.err" || rc=$?
-		if [ $rc -eq 0 ] && [ "$(wc -l < "$T/e.err")" -eq 2 ] &&
-		   grep -q "^$t: kernel has no sched_proxy trace events.*running without them" "$T/e.err" &&
-		   grep -q '"proxy_events":false' "$T/e.out" && grep -q '"mutex_wait":' "$T/e.out"; then
-			ok "bpf-tools/$boot/$t/no-events-runs"
+		"$@" > "$T/e.out" 2> "$T/e.err" || rc=$?
+		if [ $rc -ne 0 ] && [ "$(wc -l < "$T/e.err")" -eq 1 ] && grep -q "$re" "$T/e.err"; then
+			ok "bpf-tools/$boot/$t/$n"
 		else
-			notok "bpf-tools/$boot/$t/no-events-runs" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
+			notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
 		fi
-	else
-		expect_err no-events "^$t: .*no sched_proxy trace events.*CONFIG_PROXY_EXEC" \
-			PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o"
-	fi
-done
-# pxwakelat --min: pxlockwait's units (100, 100us, 2ms, 1s), at least
-# 1 us; zero, junk, a negative number or one past 2^64 are refused.
-t=pxwakelat
-for bad in "--min abc" "--min -5" "--min 0" "--min 99999999999999999999" "--min 2parsecs" "--min"; do
-	bad_args min-bad-args "$bad"
-done
+	}
+	# bad_args NAME ARGS: tool $t with ARGS (split at blanks) is refused:
+	# usage on stderr, non-zero exit, its name first, nothing loaded: check
+	# bpf-tools/$boot/$t/NAME.
+	bad_args() {
+		rc=0
+		# shellcheck disable=SC2086
+		$t $2 > "$T/bad.out" 2> "$T/bad.err" || rc=$?
+		if [ $rc -ne 0 ] && grep -qi 'usage' "$T/bad.err" && head -1 "$T/bad.err" | grep -q "^$t: "; then
+			ok "bpf-tools/$boot/$t/$1 '$2'"
+		else
+			notok "bpf-tools/$boot/$t/$1 '$2'" "exit $rc, stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
+		fi
+	}
+	for t in $TOOLS; do
+		for bad in "--bogus" "0" "-p notapid" "-c /no/such/cgroup" "1 2 3"; do
+			bad_args bad-args "$bad"
+		done
+		# Base 10: -p 08 is pid 8 (strtol's base 0 refused it as bad octal).
+		rc=0
+		$t -j -p 08 1 1 > "$T/p08.out" 2> "$T/p08.err" || rc=$?
+		if [ $rc -eq 0 ]; then ok "bpf-tools/$boot/$t/pid-base10"
+		else notok "bpf-tools/$boot/$t/pid-base10" "-p 08: exit $rc: $(head -1 "$T/p08.err")"; fi
+		rc=0
+		$t -h > "$T/help.out" 2>&1 || rc=$?
+		if [ $rc -eq 0 ] && grep -q 'EXAMPLES' "$T/help.out"; then ok "bpf-tools/$boot/$t/help"
+		else notok "bpf-tools/$boot/$t/help" "exit $rc or no EXAMPLES in -h"; fi
 
-grep -q '^pxt60:' /etc/passwd || echo 'pxt60:x:60600:60600:pxt60:/:/bin/sh' >> /etc/passwd
-for t in $TOOLS; do
-	refused not-root "^$t: needs CAP_BPF and CAP_PERFMON (or root)" su pxt60 -s /bin/sh -c "$t 1 1"
-done
-
-# Not root, but CAP_BPF and CAP_PERFMON (capexec, tools/harness/: uid 60600 keeps
-# those two and nothing else): every tool loads and attaches its tp_btf
-# programs (the banner, printed after the attach; proxytop -j prints
-# none), reports one JSON interval and exits 0, with nothing else on
-# stderr.  With RLIMIT_MEMLOCK 0: CAP_SYS_RESOURCE is not needed, since
-# 5.11 BPF memory is not charged to the memlock limit (and libbpf 1.x
-# leaves the limit alone then).  Neither capability alone is enough:
-# refused as not-root is.
-rc=0
-capexec -u 60600 -c bpf,perfmon -- cat /proc/self/status > "$T/capexec.out" 2>&1 || rc=$?
-if [ $rc -eq 0 ] && grep -q '^Uid:[[:space:]]*60600[[:space:]]' "$T/capexec.out" &&
-   grep -q '^CapEff:[[:space:]]*000000c000000000$' "$T/capexec.out" &&
-   grep -q '^CapPrm:[[:space:]]*000000c000000000$' "$T/capexec.out"; then
-	ok "bpf-tools/$boot/capexec"
-else
-	notok "bpf-tools/$boot/capexec" "exit $rc: $(grep -E '^(Uid|CapEff|CapPrm)|capexec' "$T/capexec.out" | tr '\n' ' ')"
-fi
-for t in $TOOLS; do
-	rc=0
-	(ulimit -l 0 && exec capexec -u 60600 -c bpf,perfmon -- $t -j 1 1) > "$T/c.out" 2> "$T/c.err" || rc=$?
-	if [ $rc -eq 0 ] && ! grep -qv 'Hit Ctrl-C' "$T/c.err" &&
-	   { [ $t = proxytop ] || grep -q 'Hit Ctrl-C' "$T/c.err"; } &&
-	   [ "$(jq -s 'length' "$T/c.out" 2>/dev/null)" = 1 ]; then
-		ok "bpf-tools/$boot/$t/caps-bpf-perfmon"
-	else
-		notok "bpf-tools/$boot/$t/caps-bpf-perfmon" "exit $rc, stderr: $(head -3 "$T/c.err" | tr '\n' ' ')stdout: $(head -c 200 "$T/c.out")"
-	fi
-	for c in bpf perfmon; do
-		refused caps-$c-only "^$t: needs CAP_BPF and CAP_PERFMON (or root)" \
-			capexec -u 60600 -c $c -- $t -j 1 1
+		# expect_err NAME REGEX ENV...: tool $t with ENV, refused (refused()).
+		expect_err() {
+			n=$1 re=$2; shift 2
+			refused "$n" "$re" env "$@" "$t" 1 1
+		}
+		expect_err no-btf "^$t: .*no BTF.*CONFIG_DEBUG_INFO_BTF" PXBPF_VMLINUX_BTF=/nonexistent
+		# A BTF file without the sched_proxy events stands for a kernel
+		# without them (CONFIG_PROXY_EXEC=n): pxwakelat runs without its
+		# donor class and says so; the others need them.
+		if [ $t = pxwakelat ]; then
+			rc=0
+			PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" $t -j 1 1 > "$T/e.out" 2> "$T/e.err" || rc=$?
+			if [ $rc -eq 0 ] && [ "$(wc -l < "$T/e.err")" -eq 2 ] &&
+			   grep -q "^$t: kernel has no sched_proxy trace events.*running without them" "$T/e.err" &&
+			   grep -q '"proxy_events":false' "$T/e.out" && grep -q '"mutex_wait":' "$T/e.out"; then
+				ok "bpf-tools/$boot/$t/no-events-runs"
+			else
+				notok "bpf-tools/$boot/$t/no-events-runs" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
+			fi
+		else
+			expect_err no-events "^$t: .*no sched_proxy trace events.*CONFIG_PROXY_EXEC" \
+				PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o"
+		fi
 	done
-done
+	# pxwakelat --min: pxlockwait's units (100, 100us, 2ms, 1s), at least
+	# 1 us; zero, junk, a negative number or one past 2^64 are refused.
+	t=pxwakelat
+	for bad in "--min abc" "--min -5" "--min 0" "--min 99999999999999999999" "--min 2parsecs" "--min"; do
+		bad_args min-bad-args "$bad"
+	done
+
+	grep -q '^pxt60:' /etc/passwd || echo 'pxt60:x:60600:60600:pxt60:/:/bin/sh' >> /etc/passwd
+	for t in $TOOLS; do
+		refused not-root "^$t: needs CAP_BPF and CAP_PERFMON (or root)" su pxt60 -s /bin/sh -c "$t 1 1"
+	done
+
+	# Not root, but CAP_BPF and CAP_PERFMON (capexec, tools/harness/: uid 60600 keeps
+	# those two and nothing else): every tool loads and attaches its tp_btf
+	# programs (the banner, printed after the attach; proxytop -j prints
+	# none), reports one JSON interval and exits 0, with nothing else on
+	# stderr.  With RLIMIT_MEMLOCK 0: CAP_SYS_RESOURCE is not needed, since
+	# 5.11 BPF memory is not charged to the memlock limit (and libbpf 1.x
+	# leaves the limit alone then).  Neither capability alone is enough:
+	# refused as not-root is.
+	rc=0
+	capexec -u 60600 -c bpf,perfmon -- cat /proc/self/status > "$T/capexec.out" 2>&1 || rc=$?
+	if [ $rc -eq 0 ] && grep -q '^Uid:[[:space:]]*60600[[:space:]]' "$T/capexec.out" &&
+	   grep -q '^CapEff:[[:space:]]*000000c000000000$' "$T/capexec.out" &&
+	   grep -q '^CapPrm:[[:space:]]*000000c000000000$' "$T/capexec.out"; then
+		ok "bpf-tools/$boot/capexec"
+	else
+		notok "bpf-tools/$boot/capexec" "exit $rc: $(grep -E '^(Uid|CapEff|CapPrm)|capexec' "$T/capexec.out" | tr '\n' ' ')"
+	fi
+	for t in $TOOLS; do
+		rc=0
+		(ulimit -l 0 && exec capexec -u 60600 -c bpf,perfmon -- $t -j 1 1) > "$T/c.out" 2> "$T/c.err" || rc=$?
+		if [ $rc -eq 0 ] && ! grep -qv 'Hit Ctrl-C' "$T/c.err" &&
+		   { [ $t = proxytop ] || grep -q 'Hit Ctrl-C' "$T/c.err"; } &&
+		   [ "$(jq -s 'length' "$T/c.out" 2>/dev/null)" = 1 ]; then
+			ok "bpf-tools/$boot/$t/caps-bpf-perfmon"
+		else
+			notok "bpf-tools/$boot/$t/caps-bpf-perfmon" "exit $rc, stderr: $(head -3 "$T/c.err" | tr '\n' ' ')stdout: $(head -c 200 "$T/c.out")"
+		fi
+		for c in bpf perfmon; do
+			refused caps-$c-only "^$t: needs CAP_BPF and CAP_PERFMON (or root)" \
+				capexec -u 60600 -c $c -- $t -j 1 1
+		done
+	done
+}
+[ $proxy = 0 ] || error_paths
 
 # ------------------------------------------------------------- behaviour
 
@@ -442,9 +447,7 @@ if start wake pxwakelat -j -w -c pxt60 99 && start wl pxwakelat -j -c pxt60/wl 9
 	stop wl; wlrc=$rc
 	stop wake
 	say "pxwakelat: $(cat "$T/wake.out")"
-	num() { jlast "$T/wake.out" ".wakeup.$1.count"; }
-	acq=$(jlast "$T/wake.out" .mutex_wait.acquired)
-	waiter=$(num waiter) donor=$(num donor)
+	jvars "$T/wake.out" acq=.mutex_wait.acquired waiter=.wakeup.waiter.count donor=.wakeup.donor.count
 	# A blocked waiter may get the mutex with no wakeup to time: by the
 	# wait loop's trylock after queueing, or handed it while still on
 	# its CPU (no switch, so no sample).  Rare: allow a tenth, at least 1.
@@ -560,10 +563,9 @@ elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --mi
 	stop evB; rcb=$rc
 	stop evC; rcc=$rc
 	stop evD; rcd=$rc
-	wpid=$(jfield "$T/ev-inv.json" waiter_pid checks)
-	hpid=$(jlast "$T/ev-inv.json" '.checks.holder_pids[0]')
-	procs="$sup $(jq -r '[.checks.waiter_pid, .checks.holder_pids[], .checks.hog_pids[]] | join(" ")' \
-		"$T/ev-inv.json" 2>/dev/null)"
+	jvars "$T/ev-inv.json" wpid=.checks.waiter_pid hpid='.checks.holder_pids[0]' \
+		procs='[.checks.waiter_pid, .checks.holder_pids[], .checks.hog_pids[]] | join(" ")'
+	procs="$sup $procs"
 	say "inversion $sup: waiter $wpid, holder $hpid, all $procs; exit $irc"
 	for n in A B C D; do say "pxwakelat $n: exit $(eval echo \$rc$(echo $n | tr ABCD abcd)): $(tail -1 "$T/ev$n.out" "$T/ev$n.err" | grep wakeups)"; done
 	# The waiter's blocked wakeups in A: class, mutex, waker, CPUs, stack.

@@ -54,6 +54,23 @@ jfield() {
 	jlast "$1" "${3:+.$3}.$2"
 }
 
+# jvars FILE VAR=PATH...: each shell VAR set to PATH of FILE's last object
+# as jlast gives it (empty when missing, or all empty when FILE does not
+# parse), in one jq run: jq takes a quarter of a second to start in a TCG
+# guest, and a result file's checks read a dozen fields.  PATH is a jq
+# expression on the object (.latency.p50, or .format == "x" for a
+# true/false).
+jvars() {
+	_jf=$1 _jp=''
+	shift
+	for _ja; do
+		eval "${_ja%%=*}=''"
+		_jp="$_jp\"${_ja%%=*}=\\(\$o | ${_ja#*=} | if . == null then \"\" else tostring end | @sh)\","
+	done
+	_jo=$(jq -rs "last as \$o | ${_jp%,}" "$_jf" 2>/dev/null) || _jo=''
+	eval "$_jo"
+}
+
 # json_sane FILE: parses, and carries the proxyexec-latency header.
 json_sane() {
 	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
