@@ -23,11 +23,11 @@ SOAKFLAGS ?=
 DEMO_CPUS ?= 4
 
 .PHONY: help deps tree kernel kernel-debug kernel-kasan tools unit image image-lean image-debug image-kasan \
-	boot demo check test soak clean distclean
+	boot demo check test soak soak-short clean distclean
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
-	@echo "targets: deps tree kernel kernel-debug kernel-kasan tools unit image boot demo check test soak clean distclean"
+	@echo "targets: deps tree kernel kernel-debug kernel-kasan tools unit image boot demo check test soak soak-short clean distclean"
 
 # Install only the packages that are missing.
 deps:
@@ -101,6 +101,11 @@ test:
 # summary.txt in build/soak/<date-time>/).  Builds the image it boots.
 soak: $(if $(findstring lean,$(SOAKFLAGS)),image-lean,$(if $(findstring debug,$(SOAKFLAGS)),image-debug,image-kasan))
 	tests/soak.sh $(SOAKFLAGS)
+
+# The soak, short: 60 s per return strategy on the debug kernel, the two
+# boots side by side (about 2 minutes; not part of make check).
+soak-short: image-debug
+	tests/soak.sh --kernel debug --duration 60s $(SOAKFLAGS)
 
 clean:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi

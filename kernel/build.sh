@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build one guest kernel flavour out of tree.
 #
-# Usage: kernel/build.sh lean|debug|kasan
+# Usage: kernel/build.sh lean|debug|kasan|step
+#   step: the lean configuration of build/linux-series, the tree
+#   kernel/boot-steps.sh checks out at one step of the series
 #
 # Output: build/obj-<flavour>/arch/x86/boot/bzImage, modules staged in
 # build/obj-<flavour>/modroot.  ccache lives outside the repo
@@ -23,12 +25,13 @@ tree=$top/build/linux
 obj=$top/build/obj-$flavour
 case $flavour in
 lean) frags="$top/kernel/config/lean.config" ;;
+step) frags="$top/kernel/config/lean.config" tree=$top/build/linux-series ;;
 debug) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config" ;;
 kasan) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config $top/kernel/config/kasan.config" ;;
 -h|--help) usage ;;
 *) usage "unknown flavour '$flavour'" ;;
 esac
-[ -d "$tree/.git" ] || die "no tree at $tree: run make tree"
+[ -e "$tree/.git" ] || die "no tree at $tree: run make tree"
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache}
 export CCACHE_BASEDIR=$top CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

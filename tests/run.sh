@@ -5,11 +5,13 @@
 # tests/host/*.sh (checks of the repository on the host, e.g. checkpatch;
 # "# pxtest-timeout: SEC" as below, default 120).  Guest: every
 # tests/guest/*.sh declares its boots in header lines
-#   # pxtest-boot: lean [kernel args]   (one line per boot)
+#   # pxtest-boot: lean [kernel args] [+parallel]   (one line per boot;
+#                                          +parallel: as below, this boot)
 #   # pxtest-cpus: N                     (default 2)
 #   # pxtest-timeout: SEC                (per script, default 120)
-#   # pxtest-parallel: yes               (boot beside the other such
-#                                          groups, after the rest)
+#   # pxtest-parallel: yes               (every boot of the script beside
+#                                          the other such groups and the
+#                                          bench's self-test, after the rest)
 # Scripts with the same (kernel, args, cpus, parallel) share one boot through
 # guest/run.sh, with tests/ shared as their cwd; lib/guest-driver.sh runs
 # them in name order.  A test prints "ok NAME", "not ok NAME - reason" or,
@@ -234,7 +236,11 @@ for s in "$top"/tests/guest/*.sh; do
 	grep -q '^# pxtest-boot: *[a-z]' "$s" || report "FAIL [none] $name - no '# pxtest-boot:' line"
 	sed -n 's/^# pxtest-boot: *//p' "$s" | while read -r k args; do
 		[ -z "$kernel" ] || [ "$k" = "$kernel" ] || continue
-		echo "$k|$args|${cpus:-2}|${to:-120}|$name|$par"
+		p=$par
+		case " $args " in
+		*" +parallel "*) p=1 args=$(echo " $args " | sed 's/ +parallel / /; s/^ *//; s/ *$//') ;;
+		esac
+		echo "$k|$args|${cpus:-2}|${to:-120}|$name|$p"
 	done
 done > "$res/plan"
 
@@ -344,15 +350,15 @@ collect_group() {
 	scan_console "$dir/console.log" "$dir/badness" kernel-log-clean
 }
 
-# Groups of "# pxtest-parallel: yes" scripts (stress: no latency bounds, a
-# fixed duration, overcommit wanted) run side by side, after the others,
-# holding the guest lock together; the rest one by one.  Longest first, at
-# most one boot per host CPU at a time, each at nice -10 until it reaches
-# /init: six guests booting at once beside busy ones took 33-75 s each.
-# The bench's self-test runs beside them: its work is fixed and theirs is
-# a fixed time, so they run at nice 10 once booted and lend it the CPU
-# (the stress guests do less in their minute; the suite is shorter by
-# about the bench's two minutes).
+# Parallel groups ("# pxtest-parallel: yes" scripts, "+parallel" boots:
+# no check that host load can break -- the proxy-off controls, whose
+# inversions only grow with load, a boot of its own for a command line)
+# run side by side with the bench's self-test, after the others, holding
+# the guest lock together; the rest one by one.  A single guest leaves a
+# third of the two host CPUs idle (single-threaded guest work: jq, BPF
+# loading); side by side they use it.  Longest first, at most one boot per
+# host CPU at a time, each at nice -10 until it reaches /init: six guests
+# booting at once beside busy ones took 33-75 s each.
 : > "$res/groups-parallel"
 while IFS='|' read -r k args cpus par; do
 	group_dir "$k" "$args" "$cpus" "$par"
@@ -374,11 +380,8 @@ if [ -s "$res/groups-parallel" ]; then
 		group_times
 		echo "$total|$k|$args|$cpus|$par"
 	done < "$res/groups-parallel" | sort -t'|' -k1,1nr > "$res/groups-parallel.order"
-	ncpu=$(nproc) booting='' stress_nice=''
-	if [ -n "$bench" ]; then
-		stress_nice='--nice 10'
-		bench_selftest &
-	fi
+	ncpu=$(nproc) booting=''
+	[ -z "$bench" ] || bench_selftest &
 	while IFS='|' read -r _ k args cpus par; do
 		group_dir "$k" "$args" "$cpus" "$par"
 		# One boot per host CPU at a time: wait until a booting guest
@@ -397,8 +400,7 @@ if [ -s "$res/groups-parallel" ]; then
 			sleep 0.1
 			i=$((i + 1))
 		done
-		# shellcheck disable=SC2086 # $stress_nice: no option or two words
-		boot_group_again "$k" "$args" "$cpus" --no-lock --boot-nice -10 $stress_nice &
+		boot_group_again "$k" "$args" "$cpus" --no-lock --boot-nice -10 &
 		booting="$booting $!:$dir"
 	done < "$res/groups-parallel.order"
 	wait

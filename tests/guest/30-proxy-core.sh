@@ -13,7 +13,7 @@
 #
 # Usage: sh 30-proxy-core.sh   (in the guest)
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: debug
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4

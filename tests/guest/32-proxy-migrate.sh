@@ -11,7 +11,7 @@
 # Usage: sh 32-proxy-migrate.sh   (in the guest)
 # return=ttwu on the debug boot (lean: the bench's v4 mode).
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 300

@@ -12,7 +12,7 @@
 #
 # Usage: sh 33-spurious-wake.sh   (in the guest)
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: lean preempt=none
 # pxtest-boot: lean preempt=voluntary
 # pxtest-boot: debug

@@ -9,7 +9,7 @@
 #
 # Usage: sh 35-wake-placement.sh   (in the guest)
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: debug proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 120

@@ -11,7 +11,7 @@
 # mode): bad arguments, no BTF, no sched_proxy events, not root; not root
 # but CAP_BPF and CAP_PERFMON is accepted, one of the two alone is not.
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-cpus: 4
 # pxtest-timeout: 400
 set -u
@@ -361,7 +361,7 @@ fi
 # that + set the time to elapse once before q.
 # On the proxy boot only: the keys and views do not depend on the boot.
 if [ $proxy = 1 ]; then
-	ptydrive -w 'view: owners' -D 500ms -i 1200ms -k 'dgs\t+  q' -t 60s -- proxytop -d 1 \
+	ptydrive -w 'view: owners' -D 500ms -i 800ms -k 'dgs\t+  q' -t 60s -- proxytop -d 1 \
 		> "$T/ptop.out" 2> "$T/ptop.err"
 	prc=$?
 	say "proxytop on a pty: $(tail -1 "$T/ptop.err")"

@@ -57,7 +57,7 @@ snap() { awk -v k="$2" '/^--- screen / { i++; next } i == k' "$1"; }
 restored() { grep -q '^ptydrive: .*, terminal restored$' "$T/$1.err"; }
 
 # --- fit: three refreshes and two views at 80x24.
-drive fit -s 80x24 -w 'view: owners' -D 2500ms -i 1200ms -k '\[snap]d\[snap]g\[snap]q' -t 60s -- $PT -d 1
+drive fit -s 80x24 -w 'view: owners' -D 1200ms -i 600ms -k '\[snap]d\[snap]g\[snap]q' -t 60s -- $PT -d 0.5
 # Wraps up to the last screen before q (the totals printed after it are plain text).
 w=$(sed -n 's/^--- screen 3 (snap) 80x24 .*: wraps \([0-9]*\),.*/\1/p' "$T/fit.scr")
 long=$(awk '!/^--- screen / && length($0) > 80' "$T/fit.scr" | head -1)
@@ -107,7 +107,7 @@ else
 fi
 
 # --- Ctrl-Z: restored while stopped; after fg the screen is back and q works.
-drive tstp -s 80x24 -w 'view: owners' -D 300ms -i 1500ms -k '\cZ\[fg]\[snap]q' -t 30s -- $PT -d 1
+drive tstp -s 80x24 -w 'view: owners' -D 300ms -i 800ms -k '\cZ\[fg]\[snap]q' -t 30s -- $PT -d 0.5
 if ! grep -q '^ptydrive: stopped by signal 20, terminal restored' "$T/tstp.err"; then
 	notok "$N/ctrl-z" "not stopped, or the terminal left raw: $(head -2 "$T/tstp.err" | tr '\n' ' ')"
 elif ! snap "$T/tstp.scr" 2 | head -1 | grep -q '^proxytop - '; then
@@ -135,7 +135,7 @@ else
 fi
 
 # --- keys and options of the new view: R reverse, h help, -d 0.5, -T.
-drive keys -s 80x24 -w 'view: owners' -D 1s -i 1s -k 'R\[snap]h\[snap]x\[snap]q' -t 30s -- $PT -d 0.5 -T
+drive keys -s 80x24 -w 'view: owners' -D 1s -i 700ms -k 'R\[snap]h\[snap]x\[snap]q' -t 30s -- $PT -d 0.5 -T
 h1=$(snap "$T/keys.scr" 1 | head -2 | tr '\n' ' ')
 if [ $rc -ne 0 ]; then
 	notok "$N/keys" "exit $rc: $(tail -3 "$T/keys.err" | tr '\n' ' ')"

@@ -13,7 +13,7 @@
 # s_vfs_rename_mutex, waiter and owner.  Error paths: bad arguments, a
 # kernel without the sched_proxy events (runs, no donor time).
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-cpus: 4
 # pxtest-timeout: 300
 set -u

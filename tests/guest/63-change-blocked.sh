@@ -39,11 +39,11 @@ else
 fi
 
 # run_case NAME inversion-args...: taskchange changes every task of the run
-# for as long as it runs (4 s).
+# for as long as it runs (3 s: some 150 changes hit a task in D, 20 must).
 run_case() {
 	name=$1; shift
 	before=$(lab_acquisitions)
-	inversion "$@" -d 4s -q -t 60 -o "$T/$name.json" > "$T/$name.out" 2>&1 &
+	inversion "$@" -d 3s -q -t 60 -o "$T/$name.json" > "$T/$name.out" 2>&1 &
 	inv=$!
 	if ! wait_lab_iterating $inv "$before"; then
 		wait $inv

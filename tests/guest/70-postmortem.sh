@@ -18,7 +18,7 @@
 #
 # Usage: sh 70-postmortem.sh   (in the guest)
 # pxtest-boot: lean
-# pxtest-boot: lean proxy_exec=disable
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-cpus: 4
 # pxtest-timeout: 180
 set -u

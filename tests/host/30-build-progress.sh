@@ -60,16 +60,16 @@ run() {
 	wall=$(($(date +%s) - start))
 	sed 's/^/# /' "$T/$1.out"
 }
-run first 2 12 0.5
+run first 1 12 0.25
 n=$(grep -c '^build: lean: [0-9]* objects, 0m0[0-9]s elapsed$' "$T/first.out")
 if [ $rc -eq 0 ] && [ "$n" -ge 2 ] && grep -q '^build: lean kernel 6.12.0-fake in ' "$T/first.out"; then
 	ok=1; echo "ok build-progress/lines"
 else
-	echo "not ok build-progress/lines - exit $rc, $n progress lines in a 6 s build, want >= 2"
+	echo "not ok build-progress/lines - exit $rc, $n progress lines in a 3 s build, want >= 2"
 fi
 # Rebuild after a change: the first build's object count gives an estimate.
 sleep 1; touch "$T/build/linux/init/Kconfig.new"
-run second 2 12 0.5
+run second 1 12 0.25
 if [ $rc -eq 0 ] && grep -q '^build: lean: [0-9]* objects, 0m0[0-9]s elapsed, ~0m0[0-9]s left of ~12$' "$T/second.out"; then
 	echo "ok build-progress/estimate"
 else

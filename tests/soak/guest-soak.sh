@@ -7,8 +7,8 @@
 # each round on the next CPU; football pinned and --float), renamedemo, and
 # cyclictest on every CPU.  Then it checks what came out and prints one
 # "ok soak/NAME" or "not ok soak/NAME - why" per check; exit status is the
-# number of failures.  Shared by tests/soak.sh (host, long) and
-# tests/guest/80-soak-short.sh (60 s per boot).
+# number of failures.  Run by tests/soak.sh (make soak; make soak-short:
+# 60 s per boot).
 #
 # Usage: sh soak/guest-soak.sh [-d SECONDS] [-o DIR]   (in the guest, cwd tests/)
 #   -d SECONDS  how long the workloads run (default 120)
