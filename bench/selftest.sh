@@ -11,7 +11,8 @@
 #
 # The default runs: "bench", bench/run.sh --quick --clock host (every
 # mode and scenario, one boot per mode); "bench-icount", bench/run.sh
-# ICOUNT_RUN (virtual time, two interleaved repeats).
+# --quick --clock icount --modes off,current --scenarios cfs,hackbench
+# --repeat 2 (virtual time, two interleaved repeats).
 #
 # Checks, per run: the run exits 0; every file exists for each mode, boot
 # and scenario; every JSON file parses (jq); summary.json has the shape
@@ -31,14 +32,18 @@
 # Exit status: the number of failed checks (0 all passed).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+cli_prog=selftest
+# shellcheck source=lib/sh/cli.sh
+. "$top/lib/sh/cli.sh"
 icount_run='--quick --clock icount --modes off,current --scenarios cfs,hackbench --repeat 2'
 results=''
 while test $# -gt 0; do
 	case $1 in
-	--results) [ -d "${2-}" ] || { echo "selftest: --results needs a folder" >&2; exit 2; }; results=$2; shift ;;
+	--results) checkarg "$1" $# "${2-}" '.' FOLDER; [ -d "$2" ] || usage "--results: no folder '$2'"
+		results=$2; shift ;;
 	--) shift; break ;;
-	-h|--help) sed -n '/^# Usage:/,/^# Results:/p' "$0" | sed "s/^# \{0,1\}//; s/ICOUNT_RUN/$icount_run/" >&2; exit 2 ;;
-	*) echo "selftest: unknown option '$1'" >&2; exit 2 ;;
+	-h|--help) usage ;;
+	*) usage "unknown option '$1'" ;;
 	esac
 	shift
 done

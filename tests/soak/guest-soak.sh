@@ -27,19 +27,26 @@ if [ "${SOAK_COPY:-}" != "$0" ]; then
 	cp "$0" "$SOAK_COPY" && export SOAK_COPY && exec sh "$SOAK_COPY" "$@"
 fi
 trap 'rm -f "$SOAK_COPY"' 0
-. ./lib/pxtest.sh
-usage() { [ $# -gt 0 ] && echo "soak: $*" >&2; sed -n '/^# Usage:/,/^#   -o/s/^# //p' "$0" >&2; exit 2; }
+# usage [MESSAGE]: as lib/sh/cli.sh's (this copy runs without the repository
+# beside it): the message, the header from "# Usage:" on; exit 2.
+usage() {
+	[ $# -eq 0 ] || echo "soak: $*" >&2
+	sed -n '/^# Usage:/,/^[^#]/p' "$0" | sed -e '/^[^#]/d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
 dur=120 O=${PX_OUT:-/tmp}/soak
 while test $# -gt 0; do
 	case $1 in
 	-d) echo "${2-}" | grep -qxE '[1-9][0-9]*' || usage "-d SECONDS"; dur=$2; shift ;;
 	-o) [ -n "${2-}" ] || usage "-o DIR"; O=$2; shift ;;
+	-h|--help) usage ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
 	shift
 done
 # It loads modules and sets sysctls: never on the host.
 [ -d /px/repo ] || { echo "soak: only in the guest (tests/soak.sh boots one)" >&2; exit 2; }
+. ./lib/pxtest.sh
 T=${TMPDIR-/tmp}/soak.$$
 mkdir -p "$T" "$O"
 trap 'rm -rf "$T" "$SOAK_COPY"' 0
