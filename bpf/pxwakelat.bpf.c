@@ -50,17 +50,24 @@ struct {
 
 /*
  * Waker stacks by id (bpf_get_stackid(): a wakeup keeps 4 bytes, not the
- * stack, and a waker waking many tasks from one place stores it once).
- * Never cleared: an id may still be pending in another wakeup.  A new
- * stack whose bucket holds another is not stored (-EEXIST, shown as
- * unavailable) rather than replacing one a pending wakeup points to.
+ * stack, and a waker waking many tasks from one place stores it once), in
+ * two generations: wakeups of generation stack_gen store into the map of
+ * its parity.  User space ages them (the map a pending wakeup points to
+ * must not change under it, so no stack is ever replaced): every
+ * PXWL_STACK_AGE_NS or so it empties the other map and makes it current,
+ * so a map is only emptied once no wakeup of its last generation can be
+ * younger than that.  A new stack whose bucket holds another is not
+ * stored (-EEXIST, shown as unavailable).
  */
-struct {
+struct pxwl_stack_map {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 1);			/* --min: PXWL_MAX_STACKS */
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, PXWL_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+};
+struct pxwl_stack_map stacks0 SEC(".maps");
+struct pxwl_stack_map stacks1 SEC(".maps");
+volatile __u32 stack_gen;			/* user space's, see above */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -232,7 +239,11 @@ static __always_inline void waker_record(void *ctx, struct task_struct *p)
 	w->waker_tgid = cur->tgid;
 	w->waker_prio = cur->prio;
 	BPF_CORE_READ_STR_INTO(&w->waker_comm, cur, comm);
-	w->waker_stack = bpf_get_stackid(ctx, &stacks, 0);
+	w->waker_stack_gen = stack_gen;
+	if (w->waker_stack_gen & 1)
+		w->waker_stack = bpf_get_stackid(ctx, &stacks1, 0);
+	else
+		w->waker_stack = bpf_get_stackid(ctx, &stacks0, 0);
 }
 
 /* The filters of a wakeup: -p, -c and with -w a blocked waiter. */

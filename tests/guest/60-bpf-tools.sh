@@ -538,7 +538,9 @@ fi
 # Four at once, all -c pxt60/wl: A JSON --min 1us; B text --min 100us
 # (the same wakeups measured with the same rq clocks: B's events must be
 # exactly A's at or over 100 us); C text -w --min 1us (waiter blocks
-# only); D --min 60s, later than any wakeup: no event at all.
+# only); D --min 60s, later than any wakeup: no event at all.  The
+# inversion starts 4.5 s after them: A empties one of its two waker-stack
+# maps every 2 s, so its events come from a map emptied and refilled.
 lab=$(awk '$3 == "lab" { print $1; exit }' /proc/kallsyms)
 msz=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
 	sed -n "s/.* STRUCT 'proxylab_mutex' size=\([0-9]*\) .*/\1/p" | head -1)
@@ -553,6 +555,7 @@ if [ -z "$lab" ] || [ -z "$msz" ]; then
 	notok "bpf-tools/$boot/pxwakelat/min-waiter" "no symbol lab in /proc/kallsyms or no proxylab_mutex in the BTF"
 elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --min ${B}us -c pxt60/wl 99 &&
    start evC pxwakelat -w --min 1us -c pxt60/wl 99 && start evD pxwakelat --min 60s -c pxt60/wl 99; then
+	sleep 4.5
 	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -b 2000 --first-mutex $F -q -o $T/ev-inv.json" \
 		> "$T/inv.out" 2>&1 &
 	sup=$!
@@ -604,6 +607,19 @@ elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --mi
 		notok "bpf-tools/$boot/pxwakelat/min-waker" "want waker $hpid with a mutex_unlock frame, cpu 0: $badwk"
 	else
 		ok "bpf-tools/$boot/pxwakelat/min-waker"
+	fi
+	# The ageing: A emptied a stack map at least twice, and every waiter
+	# event's stack (checked above) was shown, none lost or expired.
+	asum=$(grep '^waker stacks: ' "$T/evA.err")
+	emptied=$(echo "$asum" | sed -n 's/.*stack maps emptied \([0-9]*\) times.*/\1/p')
+	shown=$(echo "$asum" | sed -n 's/^waker stacks: \([0-9]*\) shown.*/\1/p')
+	say "A: $asum"
+	if [ "${emptied:-0}" -lt 2 ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-stack-ageing" "A emptied its stack maps ${emptied:-no} times in 5 s, want 2 or more: '$asum'"
+	elif [ "${shown:-0}" -lt "$nw" ] || [ "$nw" -eq 0 ]; then
+		notok "bpf-tools/$boot/pxwakelat/min-stack-ageing" "${shown:-no} stacks shown for $nw waiter events: '$asum'"
+	else
+		ok "bpf-tools/$boot/pxwakelat/min-stack-ageing"
 	fi
 	# Donors only with proxy execution.
 	nd=$(grep -c '^\["donor"' "$T/evA.w")

@@ -82,7 +82,11 @@ static const char doc[] =
 "the context switches there before it ran, and a waiter's mutex (named\n"
 "from /proc/kallsyms when static).  -p, -c and -w filter the entries;\n"
 "[interval] [count] only bound the run (interval x count seconds).\n"
-"Entries the ring buffer had no room for are counted at the end.\n"
+"Entries the ring buffer had no room for are counted at the end, and so\n"
+"are waker stacks not kept: a stack whose slot in the stack map held\n"
+"another, or one of a wakeup that waited longer than the map keeps stacks\n"
+"(two generations of at least 2 s, or 4 x USEC: the map is emptied as it\n"
+"ages, so a long run keeps finding room).\n"
 "\n"
 "EXAMPLES:\n"
 "    pxwakelat           # histograms until Ctrl-C\n"
@@ -247,19 +251,97 @@ static int print_interval(void *ctx)
 
 static struct pxwakelat_bpf *skel;	/* for the waker stacks */
 
+/*
+ * The stack maps' ageing (see the BPF side): the generation whose map the
+ * wakeups use now, when it began, how long one lasts, and what the
+ * events' stacks came to.
+ */
+static struct {
+	__u32 gen;
+	__u64 since_ns;
+	__u64 age_ns;
+	__u64 kept, taken, expired, failed;
+} stk;
+
+/* Empty a stack map: each key is deleted after the next one is found. */
+static void stack_map_clear(struct bpf_map *m)
+{
+	__u32 key, next;
+	int err = bpf_map__get_next_key(m, NULL, &next, sizeof(next));
+
+	while (!err) {
+		key = next;
+		err = bpf_map__get_next_key(m, &key, &next, sizeof(next));
+		bpf_map__delete_elem(m, &key, sizeof(key), 0);
+	}
+}
+
+static struct bpf_map *stack_map(__u32 gen)
+{
+	return gen & 1 ? skel->maps.stacks1 : skel->maps.stacks0;
+}
+
+/*
+ * Polled between ring buffer reads (the events of an old generation have
+ * all been read before its map is emptied): once a generation has lasted
+ * stk.age_ns, empty the map of the one before it and make that map the
+ * current one.  Never ends the loop.
+ */
+static bool stack_age(void)
+{
+	__u64 now = px_now_ns();
+
+	if (now - stk.since_ns < stk.age_ns)
+		return false;
+	stack_map_clear(stack_map(stk.gen + 1));
+	stk.gen++;
+	skel->bss->stack_gen = stk.gen;
+	stk.since_ns = now;
+	return false;
+}
+
+/* Why a waker's stack is not there (waker_stack() < 0), in a few words. */
+static const char *stack_lost_text(__s32 err)
+{
+	switch (err) {
+	case -EEXIST:
+		return "its slot in the stack map held another stack";
+	case -ESTALE:
+		return "expired: the wakeup waited longer than stacks are kept";
+	case -EFAULT:
+		return "the stack could not be walked";
+	default:
+		return strerror(-err);
+	}
+}
+
 /* The waker's stack: bytes in @ips, 0 or -errno as px_print_stack() wants. */
 static __s32 waker_stack(const struct pxwl_event *e, __u64 *ips)
 {
+	__u32 gen = e->wake.waker_stack_gen;
 	int err, n;
 
 	if (!e->wake.waker_pid)
 		return 0;	/* no waker seen: no stack to speak of */
-	if (e->wake.waker_stack < 0)
+	if (e->wake.waker_stack < 0) {
+		if (e->wake.waker_stack == -EEXIST)
+			stk.taken++;
+		else
+			stk.failed++;
 		return e->wake.waker_stack;
-	err = bpf_map__lookup_elem(skel->maps.stacks, &e->wake.waker_stack, sizeof(__u32),
+	}
+	/* Its map was emptied, maybe refilled with other stacks since. */
+	if (stk.gen - gen >= 2) {
+		stk.expired++;
+		return -ESTALE;
+	}
+	err = bpf_map__lookup_elem(stack_map(gen), &e->wake.waker_stack, sizeof(__u32),
 				   ips, PXWL_STACK_DEPTH * sizeof(__u64), 0);
-	if (err)
+	if (err) {
+		stk.failed++;
 		return err;
+	}
+	stk.kept++;
 	/* The id's stack fills the value from the top; zeros after it. */
 	for (n = 0; n < PXWL_STACK_DEPTH && ips[n]; n++)
 		;
@@ -297,6 +379,8 @@ static void event_json(const struct pxwl_event *e, const __u64 *ips, __s32 sz)
 	else
 		px_json_null(&j, "waker");
 	px_json_stack(&j, "waker_stack", ips, sz);
+	if (sz < 0)
+		px_json_string(&j, "waker_stack_lost", stack_lost_text(sz));
 	/* pid 0: the CPU was idle (its swapper). */
 	pxbpf_json_task(&j, "cpu_curr", w->curr_pid, w->curr_tgid, w->curr_comm, w->curr_prio);
 	if (e->run_cpu == w->wake_cpu)
@@ -347,7 +431,10 @@ static void event_text(const struct pxwl_event *e, const __u64 *ips, __s32 sz)
 		printf("; %llu switches there before it ran\n", (unsigned long long)e->switches);
 	else
 		printf("; it ran on cpu %u instead\n", e->run_cpu);
-	px_print_stack(stdout, "waker stack", ips, sz);
+	if (sz < 0)
+		printf("    waker stack: not kept (%s)\n", stack_lost_text(sz));
+	else
+		px_print_stack(stdout, "waker stack", ips, sz);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)
@@ -388,6 +475,12 @@ static void event_summary(struct pxwakelat_bpf *obj)
 		fprintf(f, "; %llu waits or wakeups lost to slot collisions (--slots)",
 			(unsigned long long)s.evicted);
 	fprintf(f, "\n");
+	fprintf(f, "waker stacks: %llu shown, %llu not kept: %llu slots taken, %llu expired, "
+		"%llu failed; stack maps emptied %u times (every %.1f s)\n",
+		(unsigned long long)stk.kept,
+		(unsigned long long)(stk.taken + stk.expired + stk.failed),
+		(unsigned long long)stk.taken, (unsigned long long)stk.expired,
+		(unsigned long long)stk.failed, stk.gen, stk.age_ns / 1e9);
 }
 
 /* Size the --min maps (one entry each without it) before load. */
@@ -402,7 +495,9 @@ static int events_setup(struct pxwakelat_bpf *obj)
 	}
 	err = bpf_map__set_max_entries(obj->maps.wakes, env.slots);
 	if (!err)
-		err = bpf_map__set_max_entries(obj->maps.stacks, PXWL_MAX_STACKS);
+		err = bpf_map__set_max_entries(obj->maps.stacks0, PXWL_MAX_STACKS);
+	if (!err)
+		err = bpf_map__set_max_entries(obj->maps.stacks1, PXWL_MAX_STACKS);
 	if (!err)
 		err = bpf_map__set_max_entries(obj->maps.events, PXWL_RINGBUF_SIZE);
 	if (err) {
@@ -430,7 +525,12 @@ static int events_loop(struct pxwakelat_bpf *obj)
 		duration = (__u64)env.c.interval * (env.c.nargs > 1 ? env.c.count : 1);
 	duration = duration > UINT64_MAX / 1000000000 ? 0 : duration * 1000000000;
 	snprintf(what, sizeof(what), "wakeups at least %.3f ms late", env.min_ns / 1e6);
-	err = pxbpf_rb_loop(rb, env.c.json, what, duration, NULL);
+	/* A generation outlasts the events it serves: 2 s, or 4 x --min. */
+	stk.age_ns = PXWL_STACK_AGE_NS;
+	if (env.min_ns < UINT64_MAX / 4 && 4 * env.min_ns > stk.age_ns)
+		stk.age_ns = 4 * env.min_ns;
+	stk.since_ns = px_now_ns();
+	err = pxbpf_rb_loop(rb, env.c.json, what, duration, stack_age);
 	event_summary(obj);
 	ring_buffer__free(rb);
 	return err;

@@ -51,7 +51,8 @@ struct pxwl_task {
  * what ran there and the mutex at sched_wakeup.
  */
 #define PXWL_STACK_DEPTH	32	/* kernel frames kept of a waker's stack */
-#define PXWL_MAX_STACKS		8192	/* distinct waker stacks kept (stack map) */
+#define PXWL_MAX_STACKS		8192	/* distinct waker stacks kept (per map) */
+#define PXWL_STACK_AGE_NS	2000000000ULL	/* a stack map's generation, at least */
 
 struct pxwl_wake {
 	__u64 tag;		/* the woken task's start_time: whose entry this is */
@@ -61,6 +62,7 @@ struct pxwl_wake {
 	__u32 waker_tgid;
 	__s32 waker_prio;
 	__s32 waker_stack;	/* id in the stacks map, < 0: -errno */
+	__u32 waker_stack_gen;	/* its generation: stacks0/1 by parity */
 	__u32 wake_cpu;		/* the CPU it was woken onto */
 	__u32 curr_pid;		/* rq->curr of wake_cpu at sched_wakeup (0: idle) */
 	__u32 curr_tgid;
