@@ -31,6 +31,7 @@
 #define NR_USED		10
 
 static int failed, base;
+static bool run_errors = true, run_blocking = true;	/* --only */
 
 #define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
 
@@ -558,16 +559,23 @@ static void test_burn(int fd)
 static const char doc[] =
 "Check the error paths and release rules of /dev/proxylab.\n"
 "\n"
-"USAGE: labcheck [--first-mutex IDX]\n"
+"USAGE: labcheck [--first-mutex IDX] [--only errors|blocking]\n"
 "\n"
 "Prints ok/not ok lines, exits 1 if any check failed.  Uses 10 lab mutexes.\n"
+"The checks come in two kinds: errors (bad arguments, permissions,\n"
+"nesting, what exit and close release, the sleep and burn ioctls: no task\n"
+"ever waits on a mutex, so proxy execution plays no part) and blocking\n"
+"(tasks that wait on a held mutex and are killed, interrupted, woken or\n"
+"timed: the waits proxy execution changes).  --only runs one kind.\n"
 "\n"
 "EXAMPLES:\n"
 "    labcheck\n"
-"    labcheck --first-mutex 6\n";
+"    labcheck --first-mutex 6\n"
+"    labcheck --only blocking\n";
 
 static const struct argp_option opts[] = {
 	{ "first-mutex", 'm', "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
+	{ "only", 'o', "KIND", 0, "only the checks of KIND: errors or blocking", 0 },
 	{},
 };
 
@@ -576,6 +584,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'm':
 		base = px_arg_long(state, "mutex index", arg, 0, PROXYLAB_NR_MUTEXES - NR_USED);
+		break;
+	case 'o':
+		if (!strcmp(arg, "errors")) {
+			run_blocking = false;
+		} else if (!strcmp(arg, "blocking")) {
+			run_errors = false;
+		} else {
+			argp_error(state, "--only: '%s' is neither errors nor blocking", arg);
+		}
 		break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "unexpected argument: %s\n", arg);
@@ -604,20 +621,24 @@ int main(int argc, char **argv)
 	printf("ok lab/open\n");
 	if (state_holder(0) < 0)
 		printf("# no %s: debugfs checks skipped\n", STATE_PATH);
-	test_einval(fd);
-	test_eperm(fd);
-	test_edeadlk(fd);
-	test_nesting(fd);
-	test_killed_waiter(fd);
-	test_sleep_eintr();
-	test_lock_interruptible(fd);
-	test_lock_uninterruptible(fd);
-	test_release();
-	test_exit_with_child();
-	test_threads_refused(fd);
-	test_wake(fd);
-	test_wait_ns(fd);
-	test_burn(fd);
+	if (run_errors) {
+		test_einval(fd);
+		test_eperm(fd);
+		test_edeadlk(fd);
+		test_nesting(fd);
+		test_sleep_eintr();
+		test_release();
+		test_exit_with_child();
+		test_threads_refused(fd);
+		test_burn(fd);
+	}
+	if (run_blocking) {
+		test_killed_waiter(fd);
+		test_lock_interruptible(fd);
+		test_lock_uninterruptible(fd);
+		test_wake(fd);
+		test_wait_ns(fd);
+	}
 	check("nothing-held-at-end", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));
 	check_blocked_on("blocked-on-clear-at-end", fd);
 	close(fd);
