@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The proxylab device and the inversion workloads: every lab error path
 # (labcheck; on the debug boot, its blocking checks on all), each
-# scenario's result file (count == iterations, consistent), renamedemo, and the inversion itself: with proxy execution off (or not
-# built) the rt and cfs waiters wait many times the owner's critical
-# section; with it on, that shrinks and football keeps the ball still.
+# scenario's result file (count == iterations, consistent), renamedemo,
+# and the inversion itself: with proxy execution off (or not built) the
+# rt and cfs waiters wait many times the owner's critical section; with
+# it on, that shrinks and football keeps the ball still.
 #
 # Usage: sh 40-lab.sh   (in the guest; tools in /usr/bin)
 # pxtest-boot: lean
