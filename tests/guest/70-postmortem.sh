@@ -28,15 +28,11 @@ mkdir -p "$T"
 trap 'rm -rf "$T"' 0
 EVENTS='-e sched_proxy -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_migrate_task'
 
-# jnum FILE KEY: the first value of "KEY" (pretty-printed JSON, one member
-# per line); jfirst FILE ARRAY: the first number or "pid" inside "ARRAY": [.
-jnum() { sed -n "s/^ *\"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1" | head -1; }
-jfirst() {
-	awk -v key="\"$2\":" '$1 == key { on = 1; next }
-		on && $1 ~ /^[0-9]+,?$/ { sub(/,/, "", $1); print $1; exit }
-		on && $1 == "\"pid\":" { sub(/,/, "", $2); print $2; exit }
-		on && /^ *\]/ { exit }' "$1"
-}
+# jkey KEY: a jq expression (for jvars) for the first KEY anywhere in the
+# object, as the result file and the story nest theirs; jkey0 ARRAY: the
+# first element of the first ARRAY, its "pid" when it is an object.
+jkey() { echo "first(.. | objects | select(has(\"$1\")) | .$1)"; }
+jkey0() { echo "first(.. | objects | select(has(\"$1\")) | .$1[0] | if type == \"object\" then .pid else . end)"; }
 
 # rec NAME inversion-args...: record with the break; $T/NAME.rc is
 # inversion's own exit status (trace-cmd record does not pass it on).
@@ -65,13 +61,14 @@ fi
 
 rec so sleep-owner -s 3000 -b 200 -n 20 --break 2000
 J=$T/so.json R=$T/so.txt
-wpid=$(jnum "$J" waiter_pid) opid=$(jfirst "$J" holder_pids) hpid=$(jfirst "$J" hog_pids)
-bpid=$(jnum "$J" break_pid) bidx=$(jnum "$J" break_mutex) wait=$(jnum "$J" break_wait_ns)
-first=$(jnum "$J" first_mutex) iters=$(jnum "$J" iterations_done)
+jvars "$J" wpid="$(jkey waiter_pid)" opid="$(jkey0 holder_pids)" hpid="$(jkey0 hog_pids)" \
+	bpid="$(jkey break_pid)" bidx="$(jkey break_mutex)" wait="$(jkey break_wait_ns)" \
+	first="$(jkey first_mutex)" iters="$(jkey iterations_done)" tripped="$(jkey break_tripped)" \
+	rok=.ok
 echo "# waiter $wpid, owner $opid, hog $hpid; break pid $bpid mutex $bidx wait $wait ns after $iters iterations"
-[ "$(jnum "$J" break_tripped)" = true ] && [ "$bpid" = "$wpid" ] && [ "$bidx" = "$first" ] &&
-	[ "${wait:-0}" -gt 2000000 ] && [ "$(jnum "$J" ok)" = true ] && [ "${iters:-0}" -lt 20 ] &&
-	ok pm/break-result || notok pm/break-result "result file: tripped $(jnum "$J" break_tripped), pid $bpid (waiter $wpid), mutex $bidx (first $first), wait $wait, ok $(jnum "$J" ok), iterations $iters"
+[ "$tripped" = true ] && [ "$bpid" = "$wpid" ] && [ "$bidx" = "$first" ] &&
+	[ "${wait:-0}" -gt 2000000 ] && [ "$rok" = true ] && [ "${iters:-0}" -lt 20 ] &&
+	ok pm/break-result || notok pm/break-result "result file: tripped $tripped, pid $bpid (waiter $wpid), mutex $bidx (first $first), wait $wait, ok $rok, iterations $iters"
 
 # The marker, then (nearly) nothing: tracing was off right after it.
 mline=$(grep -n "tracing_mark_write: inversion break: pid=$wpid mutex=$bidx wait_ns=$wait " "$R" | cut -d: -f1)
@@ -95,26 +92,26 @@ if ! pxpostmortem -j "$D" > "$S" 2> "$T/story.err"; then
 	finish
 fi
 ok pm/story
-[ "$(jnum "$S" pid)" = "$wpid" ] && ok pm/story-waiter ||
-	notok pm/story-waiter "story names pid $(jnum "$S" pid), the waiter was $wpid"
-[ "$(jnum "$S" owner)" = "$opid" ] && ok pm/story-owner ||
-	notok pm/story-owner "story names owner $(jnum "$S" owner), the run's owner was $opid"
+jvars "$S" spid="$(jkey pid)" sowner="$(jkey owner)" smidx="$(jkey mutex_index)" \
+	smutex="$(jkey mutex)" total="$(jkey total_ns)" blocked="$(jkey blocked_ns)" \
+	sleep_ns="$(jkey owner_sleeping_ns)" pre="$(jkey owner_preempted_ns)" by="$(jkey0 preempted_by)"
+[ "$spid" = "$wpid" ] && ok pm/story-waiter ||
+	notok pm/story-waiter "story names pid $spid, the waiter was $wpid"
+[ "$sowner" = "$opid" ] && ok pm/story-owner ||
+	notok pm/story-owner "story names owner $sowner, the run's owner was $opid"
 # The address: from the waiter's own depth-1 pick/abort or a handoff to it.
 addr=$(grep -E "sched_proxy_(pick|abort): .* donor_pid=$wpid .*depth=1 |sched_proxy_handoff: .* to_pid=$wpid " "$R" |
 	sed -n 's/.* lock=\([^ ]*\) .*/\1/p' | sort -u)
-[ "$(jnum "$S" mutex_index)" = "$bidx" ] && [ -n "$addr" ] && [ "$(jnum "$S" mutex)" = "$addr" ] &&
+[ "$smidx" = "$bidx" ] && [ -n "$addr" ] && [ "$smutex" = "$addr" ] &&
 	ok pm/story-mutex ||
-	notok pm/story-mutex "story: mutex $(jnum "$S" mutex) index $(jnum "$S" mutex_index); trace: $addr, index $bidx"
-total=$(jnum "$S" total_ns) blocked=$(jnum "$S" blocked_ns)
+	notok pm/story-mutex "story: mutex $smutex index $smidx; trace: $addr, index $bidx"
 awk -v t="${total:-0}" -v w="$wait" -v b="${blocked:-0}" \
 	'BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= w / 100 && b >= w / 2 && b <= w + 1000000) }' &&
 	ok pm/story-sum || notok pm/story-sum "split total $total ns, blocked $blocked ns, wait_ns $wait"
-sleep_ns=$(jnum "$S" owner_sleeping_ns) pre=$(jnum "$S" owner_preempted_ns)
 [ "${sleep_ns:-0}" -ge 1500000 ] && ok pm/story-owner-sleeping ||
 	notok pm/story-owner-sleeping "owner sleeping $sleep_ns ns, the owner slept 3 ms holding the mutex"
 # A long preemption of the owner can only be the FIFO hog's.
 if [ "${pre:-0}" -gt 10000000 ]; then
-	by=$(jfirst "$S" preempted_by)
 	[ "$by" = "$hpid" ] && ok pm/story-preempted-by ||
 		notok pm/story-preempted-by "owner preempted $pre ns by pid $by, the hog is $hpid"
 fi
