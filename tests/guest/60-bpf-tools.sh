@@ -36,33 +36,6 @@ boot=$([ $proxy = 1 ] && echo proxy || echo noproxy)
 # Diagnostics for the log, never parsed.
 say() { echo "# $*"; }
 
-# start NAME TOOL ARGS...: run a tool in the background into $T/NAME.{out,err}
-# and wait (30 s at most) for its "Hit Ctrl-C" banner: BPF attached.
-start() {
-	n=$1; shift
-	"$@" > "$T/$n.out" 2> "$T/$n.err" &
-	p=$!
-	eval "pid_$n=$p"
-	i=0
-	while [ $i -lt 300 ] && kill -0 $p 2>/dev/null; do
-		cat "$T/$n.out" "$T/$n.err" | grep -q 'Hit Ctrl-C' && return 0
-		usleep 100000
-		i=$((i + 1))
-	done
-	say "$n did not start: $(head -3 "$T/$n.err")"
-	kill -INT $p 2>/dev/null
-	wait $p
-	return 1
-}
-
-# stop NAME: SIGINT (final summary, detach); sets $rc.
-stop() {
-	p=$(eval echo "\$pid_$1")
-	kill -INT "$p" 2>/dev/null
-	rc=0
-	wait "$p" || rc=$?
-}
-
 # ------------------------------------------------------------ error paths
 # None of them depends on the proxy mode: on the proxy boot only (the
 # proxy_exec=disable boot checks what does).
@@ -194,11 +167,11 @@ echo $$ > $CG/cgroup.procs
 # (CFS) chain holders that donate themselves see at most D-1.  So per
 # donor: exactly one donor (the waiter) reaches D, none goes deeper.
 D=3 N=30
-if start chain pxchain -D -j -c pxt60 99; then
+if tool_start chain pxchain -D -j -c pxt60 99; then
 	rc=0
 	inversion chain -D $D -n $N -q > "$T/inv.out" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || say "inversion chain: exit $rc: $(tail -2 "$T/inv.out")"
-	stop chain
+	tool_stop chain
 	say "pxchain: $(cat "$T/chain.out")"
 	# One line per donor: pid maxdepth count_at_max total.
 	tr '{' '\n' < "$T/chain.out" | grep '"depth":' | awk '{
@@ -252,7 +225,7 @@ else
 	S=4
 	inv="inversion rt -d ${S}s -b $B -q -o $T/inv.json"
 fi
-if start donor pxdonor -G -c pxt60 99; then
+if tool_start donor pxdonor -G -c pxt60 99; then
 	rc=0
 	# proxytop in batch mode covers the run: 3 refreshes of 2 s.
 	proxytop -b -n 3 -d 2 -G > "$T/top-g.out" 2> "$T/top-g.err" &
@@ -277,7 +250,7 @@ if start donor pxdonor -G -c pxt60 99; then
 	rc=0
 	wait $ipid || rc=$?
 	[ $rc -eq 0 ] || say "$inv: exit $rc: $(tail -2 "$T/inv.out")"
-	stop donor
+	tool_stop donor
 	drc=$rc
 	say "owner pid ${owner:-?}; pxdonor:"
 	sed 's/^/#   /' "$T/donor.out"
@@ -438,14 +411,13 @@ wait_vs_lab() {
 }
 N=40
 mkdir -p $CG/wl
-pid_wake=
-if start wake pxwakelat -j -w -c pxt60 99 && start wl pxwakelat -j -c pxt60/wl 99; then
+if tool_start wake pxwakelat -j -w -c pxt60 99 && tool_start wl pxwakelat -j -c pxt60/wl 99; then
 	irc=0
 	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -q -o $T/wl-inv.json" \
 		> "$T/inv.out" 2>&1 || irc=$?
 	[ $irc -eq 0 ] || say "inversion rt: exit $irc: $(tail -2 "$T/inv.out")"
-	stop wl; wlrc=$rc
-	stop wake
+	tool_stop wl; wlrc=$rc
+	tool_stop wake
 	say "pxwakelat: $(cat "$T/wake.out")"
 	jvars "$T/wake.out" acq=.mutex_wait.acquired waiter=.wakeup.waiter.count donor=.wakeup.donor.count
 	# A blocked waiter may get the mutex with no wakeup to time: by the
@@ -489,7 +461,7 @@ if start wake pxwakelat -j -w -c pxt60 99 && start wl pxwakelat -j -c pxt60/wl 9
 		notok "bpf-tools/$boot/pxwakelat/wait-vs-lab-rejects" "a wrong lab figure passed: doubled '$x2', one short '$n1'"
 	fi
 else
-	[ -n "$pid_wake" ] && kill -0 "$pid_wake" 2>/dev/null && stop wake
+	tool_stop wake
 	notok "bpf-tools/$boot/pxwakelat/counts" "pxwakelat did not start: $(head -2 "$T/wake.err" "$T/wl.err" 2>/dev/null | tr '\n' ' ')"
 	notok "bpf-tools/$boot/pxwakelat/wait-vs-lab" "pxwakelat did not start"
 fi
@@ -500,10 +472,10 @@ rmdir $CG/wl 2>/dev/null
 # tasks keep taking it from each other: evictions, counted and shown.
 # With -w only blocked mutex waiters take a slot (the filter is in BPF),
 # so the same run evicts (next to) nothing.
-if start sl pxwakelat -j --slots 1 99 && start slw pxwakelat -j -w --slots 1 99; then
+if tool_start sl pxwakelat -j --slots 1 99 && tool_start slw pxwakelat -j -w --slots 1 99; then
 	inversion rt -n 10 -q > "$T/inv.out" 2>&1 || say "inversion rt: $(tail -1 "$T/inv.out")"
-	stop sl; rc1=$rc
-	stop slw; rc2=$rc
+	tool_stop sl; rc1=$rc
+	tool_stop slw; rc2=$rc
 	ev=$(jlast "$T/sl.out" .evicted)
 	evw=$(jlast "$T/slw.out" .evicted)
 	say "evictions with one slot: ${ev:-?} (all tasks), ${evw:-?} (-w)"
@@ -523,9 +495,8 @@ else
 	notok "bpf-tools/$boot/pxwakelat/evictions" "pxwakelat --slots 1 did not start: $(head -2 "$T/sl.err" "$T/slw.err")"
 fi
 pm=$(cat /proc/sys/kernel/pid_max)
-pid_sd=
-if start sd pxwakelat -j 1 1; then
-	wait "$pid_sd"
+if tool_start sd pxwakelat -j 1 1; then
+	wait "$(tool_pid sd)"
 	want=1; while [ $want -lt "$pm" ]; do want=$((want * 2)); done
 	if grep -q "\"slots\":$want," "$T/sd.out"; then ok "bpf-tools/$boot/pxwakelat/slots-pid-max"
 	else notok "bpf-tools/$boot/pxwakelat/slots-pid-max" "pid_max $pm, want $want slots: $(head -c 300 "$T/sd.out")"; fi
@@ -553,8 +524,8 @@ say "lab mutex $F: $maddr $msym"
 mkdir -p $CG/wl
 if [ -z "$lab" ] || [ -z "$msz" ]; then
 	notok "bpf-tools/$boot/pxwakelat/min-waiter" "no symbol lab in /proc/kallsyms or no proxylab_mutex in the BTF"
-elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --min ${B}us -c pxt60/wl 99 &&
-   start evC pxwakelat -w --min 1us -c pxt60/wl 99 && start evD pxwakelat --min 60s -c pxt60/wl 99; then
+elif tool_start evA pxwakelat -j --min 1us -c pxt60/wl 99 && tool_start evB pxwakelat --min ${B}us -c pxt60/wl 99 &&
+   tool_start evC pxwakelat -w --min 1us -c pxt60/wl 99 && tool_start evD pxwakelat --min 60s -c pxt60/wl 99; then
 	sleep 4.5
 	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -b 2000 --first-mutex $F -q -o $T/ev-inv.json" \
 		> "$T/inv.out" 2>&1 &
@@ -562,10 +533,10 @@ elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --mi
 	irc=0
 	wait $sup || irc=$?
 	[ $irc -eq 0 ] || say "inversion rt: exit $irc: $(tail -2 "$T/inv.out")"
-	stop evA; rca=$rc
-	stop evB; rcb=$rc
-	stop evC; rcc=$rc
-	stop evD; rcd=$rc
+	tool_stop evA; rca=$rc
+	tool_stop evB; rcb=$rc
+	tool_stop evC; rcc=$rc
+	tool_stop evD; rcd=$rc
 	jvars "$T/ev-inv.json" wpid=.checks.waiter_pid hpid='.checks.holder_pids[0]' \
 		procs='[.checks.waiter_pid, .checks.holder_pids[], .checks.hog_pids[]] | join(" ")'
 	procs="$sup $procs"
@@ -683,7 +654,7 @@ elif start evA pxwakelat -j --min 1us -c pxt60/wl 99 && start evB pxwakelat --mi
 		ok "bpf-tools/$boot/pxwakelat/min-none"
 	fi
 else
-	for n in A B C D; do p=$(eval echo "\${pid_ev$n:-}"); [ -n "$p" ] && kill -INT "$p" 2>/dev/null; done
+	for n in A B C D; do tool_stop ev$n; done
 	notok "bpf-tools/$boot/pxwakelat/min-waiter" "pxwakelat --min did not start: $(head -2 "$T/evA.err" "$T/evB.err" "$T/evC.err" "$T/evD.err" 2>/dev/null | tr '\n' ' ')"
 fi
 rmdir $CG/wl 2>/dev/null
@@ -694,9 +665,9 @@ rmdir $CG/wl 2>/dev/null
 # trace-cmd saw (the kernel prints its own names) counted at least as
 # often by pxchain, which ran longer; no unknown or unnamed value.  abba's
 # deadlock cycle makes find_proxy_task() give up (deactivated).
-if start ab pxchain -j 99; then
+if tool_start ab pxchain -j 99; then
 	trace-cmd record -q -e sched_proxy:sched_proxy_abort -o "$T/ab.dat" abba > "$T/abba.out" 2>&1
-	stop ab
+	tool_stop ab
 	trace-cmd report -i "$T/ab.dat" 2>/dev/null | grep -o 'reason=[a-z_]*' | sed 's/reason=//' |
 		sort | uniq -c > "$T/ab.trace"
 	jq -r '.aborts | to_entries[] | "\(.key):\(.value)"' "$T/ab.out" > "$T/ab.px" 2>/dev/null || :
@@ -764,8 +735,7 @@ recycled_pairs() {
 }
 cp "$(command -v inversion)" "$T/invA"
 cp "$(command -v inversion)" "$T/invB"
-pid_pa=
-if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
+if tool_start pa pxdonor -j 99 && tool_start pb pxdonor -j --max-pairs 2 99; then
 	# proxytop's donor view (JSON, a frame a second) watches the same
 	# runs: attached once its first frame is out.
 	proxytop -j -D 1 99999 > "$T/pt.out" 2> "$T/pt.err" &
@@ -790,8 +760,8 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 	wait $b || say "invB: $(tail -1 "$T/inv.out")"
 	say "$spun forks in $(($(date +%s) - t0)) s to come back to pid $p0 (status $spinrc)"
 	echo "$pm" > /proc/sys/kernel/pid_max
-	stop pa; rca=$rc
-	stop pb; rcb=$rc
+	tool_stop pa; rca=$rc
+	tool_stop pb; rcb=$rc
 	kill -INT $ptp 2>/dev/null
 	ptrc=0
 	wait $ptp || ptrc=$?
@@ -827,7 +797,7 @@ if start pa pxdonor -j 99 && start pb pxdonor -j --max-pairs 2 99; then
 		ok "bpf-tools/$boot/pxdonor/lru"
 	fi
 else
-	[ -n "${pid_pa:-}" ] && stop pa
+	tool_stop pa
 	notok "bpf-tools/$boot/pxdonor/recycled-pid" "pxdonor did not start: $(head -2 "$T/pa.err" "$T/pb.err" 2>/dev/null | tr '\n' ' ')"
 	notok "bpf-tools/$boot/proxytop/recycled-pid" "not run: pxdonor did not start"
 fi

@@ -28,28 +28,6 @@ boot=$([ $proxy = 1 ] && echo proxy || echo noproxy)
 P=pxlockwait/$boot
 say() { echo "# $*"; }
 
-# start NAME CMD...: CMD (pxlockwait ...) in the background into
-# $T/NAME.{out,err}; wait (30 s at most) for its banner: BPF attached.
-start() {
-	n=$1; shift
-	"$@" > "$T/$n.out" 2> "$T/$n.err" &
-	lw=$!
-	i=0
-	while [ $i -lt 300 ] && kill -0 $lw 2>/dev/null; do
-		grep -q 'Hit Ctrl-C' "$T/$n.err" "$T/$n.out" && return 0
-		usleep 100000
-		i=$((i + 1))
-	done
-	say "$* did not start: $(head -3 "$T/$n.err")"
-	return 1
-}
-# stop: SIGINT (summary, detach); sets $rc.
-stop() {
-	kill -INT $lw 2>/dev/null
-	rc=0
-	wait $lw || rc=$?
-}
-
 # ------------------------------------------------------------ error paths
 
 for bad in "--min abc" "--min -5" "-p 0x" "-c waytoolongcommname" "-d 0" "--max-events 0" "extra"; do
@@ -95,12 +73,12 @@ mutex_sym() {
 # --- no sched_proxy events: a BTF without them stands for such a kernel.
 # The tool runs, says so in one line, and reports waits without donor time.
 rc=1
-if start noev env PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" \
+if tool_start noev env PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" \
 	pxlockwait -j --min 100 --max-events 2 -c inversion; then
 	inversion rt -n 3 -b 2000 -q > /dev/null 2>&1
 	i=0	# --max-events 2: it ends by itself
-	while kill -0 $lw 2>/dev/null && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
-	stop
+	while kill -0 "$(tool_pid noev)" 2>/dev/null && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
+	tool_stop noev
 fi
 if [ $rc -eq 0 ] && [ "$(grep -c . "$T/noev.err")" -eq 3 ] &&
    grep -q '^pxlockwait: kernel has no sched_proxy trace events.*running without them, no donor time' "$T/noev.err" &&
@@ -116,10 +94,10 @@ fi
 # iteration, owned by the SCHED_OTHER holder; with proxy execution the
 # holder then runs on the waiter's context.
 F=1 N=10
-if start rt pxlockwait -j --min 200 -c inversion; then
+if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	irc=0
 	inversion rt -n $N -b 2000 --first-mutex $F -q -o "$T/rt.json" > "$T/inv.out" 2>&1 || irc=$?
-	stop
+	tool_stop rt
 	wpid=$(jq -r '.checks.waiter_pid' "$T/rt.json" 2>/dev/null)
 	hpid=$(jq -r '.checks.holder_pids[0]' "$T/rt.json" 2>/dev/null)
 	jq -r '.samples[]' "$T/rt.json" > "$T/rt.samples" 2>/dev/null
@@ -208,13 +186,12 @@ min_vs_all() {
 			else print "ok" }' "$1" "$2"
 }
 F=5 N=4 M=20000
-lwlo=
-if start mlo pxlockwait -j --min 200 -c inversion && lwlo=$lw && start mhi pxlockwait -j --min $M -c inversion; then
+if tool_start mlo pxlockwait -j --min 200 -c inversion && tool_start mhi pxlockwait -j --min $M -c inversion; then
 	irc=0
 	inversion rt -H 0 -n $N -b 50000 --first-mutex $F -q -o "$T/m1.json" > "$T/inv.out" 2>&1 || irc=$?
 	inversion rt -H 0 -n $N -b 2000 --first-mutex $F -q -o "$T/m2.json" >> "$T/inv.out" 2>&1 || irc=$?
-	stop; hrc=$rc
-	lw=$lwlo; stop; lrc=$rc
+	tool_stop mhi; hrc=$rc
+	tool_stop mlo; lrc=$rc
 	w=$(jq -s -c 'map(.checks.waiter_pid)' "$T/m1.json" "$T/m2.json" 2>/dev/null)
 	for k in mlo mhi; do
 		jq -r --argjson w "${w:-[]}" 'select(.waiter.pid as $p | $w | index($p)) | .wait_ns' \
@@ -240,17 +217,17 @@ if start mlo pxlockwait -j --min 200 -c inversion && lwlo=$lw && start mhi pxloc
 		skip "$P/min-rejects" "no wait under $M us - 5 ms in this run: nothing to tell apart"
 	fi
 else
-	[ -n "$lwlo" ] && { lw=$lwlo; stop; }
+	tool_stop mlo
 	notok "$P/min" "pxlockwait did not start: $(head -2 "$T/mlo.err" "$T/mhi.err" 2>/dev/null | tr '\n' ' ')"
 fi
 
 # --- chain -D 3: the waiter wants mutex F, holder 0 owns it and is blocked
 # on F+1 (holder 1's), holder 1 on F+2 (holder 2's), which burns.
 F=2 N=5
-if start chain pxlockwait -j --min 200 -c inversion; then
+if tool_start chain pxlockwait -j --min 200 -c inversion; then
 	irc=0
 	inversion chain -D 3 -n $N -b 2000 --first-mutex $F -q -o "$T/chain.json" > "$T/inv.out" 2>&1 || irc=$?
-	stop
+	tool_stop chain
 	wpid=$(jq -r '.checks.waiter_pid' "$T/chain.json" 2>/dev/null)
 	h=$(jq -r '.checks.holder_pids | map(tostring) | join(" ")' "$T/chain.json" 2>/dev/null)
 	want="$(echo "$h" | cut -d' ' -f1) $(mutex_sym $F) $(echo "$h" | cut -d' ' -f2) $(mutex_sym $((F + 1))) $(echo "$h" | cut -d' ' -f3) $(mutex_sym $((F + 2))) false"
@@ -275,7 +252,7 @@ fi
 # --- renamedemo: foreground and background rename on one tmpfs; the only
 # mutex they share is its superblock's s_vfs_rename_mutex.  The foreground
 # is renamedemo's own process, the background the one in its cgroup.
-if start ren pxlockwait -j --min 50 -c renamedemo; then
+if tool_start ren pxlockwait -j --min 50 -c renamedemo; then
 	renamedemo -d 3s -q > "$T/ren.txt" 2>&1 &
 	fg=$!
 	bg=
@@ -286,7 +263,7 @@ if start ren pxlockwait -j --min 50 -c renamedemo; then
 		i=$((i + 1))
 	done
 	wait $fg
-	stop
+	tool_stop ren
 	# Blocked waits between the two (spinning-only ones read no owner).
 	jq -r 'select(.blocked) | "\(.waiter.pid) \(.owner.pid // 0) \(.lock_sym) \(.lock_sb) \([.waiter_stack[]? | select(startswith("lock_rename+"))] | length)"' \
 		"$T/ren.out" > "$T/ren.ev" 2>/dev/null

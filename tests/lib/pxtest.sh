@@ -71,6 +71,36 @@ jvars() {
 	eval "$_jo"
 }
 
+# tool_start NAME COMMAND...: a BPF tool's COMMAND in the background into
+# $T/NAME.{out,err}; wait (30 s at most) for its "Hit Ctrl-C" banner,
+# printed once its programs are attached.  False, with the tool stopped
+# and its first lines said, if it did not start.  tool_pid NAME: its pid;
+# tool_stop NAME: SIGINT (its final summary, detach) and its exit status
+# in $rc.
+tool_start() {
+	_tn=$1
+	shift
+	"$@" > "$T/$_tn.out" 2> "$T/$_tn.err" &
+	eval "px_tool_$_tn=$!"
+	_ti=0
+	while [ $_ti -lt 300 ] && kill -0 "$(tool_pid "$_tn")" 2>/dev/null; do
+		cat "$T/$_tn.out" "$T/$_tn.err" | grep -q 'Hit Ctrl-C' && return 0
+		usleep 100000
+		_ti=$((_ti + 1))
+	done
+	echo "# $_tn did not start: $(head -3 "$T/$_tn.err")"
+	tool_stop "$_tn"
+	return 1
+}
+tool_pid() { eval "echo \${px_tool_$1:-}"; }
+tool_stop() {
+	_tp=$(tool_pid "$1")
+	rc=0
+	[ -n "$_tp" ] || return 0
+	kill -INT "$_tp" 2>/dev/null
+	wait "$_tp" || rc=$?
+}
+
 # json_sane FILE: parses, and carries the proxyexec-latency header.
 json_sane() {
 	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
