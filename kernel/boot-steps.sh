@@ -24,12 +24,12 @@ cli_prog=boot-steps
 # shellcheck source=lib/sh/console.sh
 . "$top/lib/sh/console.sh"
 # Steps after which proxy execution behaves differently: the first
-# proxying (12: blocked tasks stay queued and are proxied; 15: whole
-# chains), the handoff to the donor (17), spinning kept (18), donor
-# migration (19), the ttwu return (20, the default stays schedule),
-# sleeping owners (21), and the fixes that change the state machine (23,
+# proxying (13: blocked tasks stay queued and are proxied; 16: whole
+# chains), the handoff to the donor (18), spinning kept (19), donor
+# migration (20), the ttwu return (21, the default stays schedule),
+# sleeping owners (22), and the fixes that change the state machine (24,
 # 27), push/pull of waiters (26) and deadlocked chains (29).
-steps='12 15 17 18 19 21 23 26 27 29'
+steps='13 16 18 19 20 22 24 26 27 29'
 case ${1-} in -h|--help) usage ;; esac
 for n; do
 	case $n in *[!0-9]*|'') usage "want step numbers, not '$n'" ;; esac
