@@ -13,8 +13,8 @@
 # Usage: sh 33-spurious-wake.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable +parallel
-# pxtest-boot: lean preempt=none
-# pxtest-boot: lean preempt=voluntary
+# pxtest-boot: lean preempt=none +parallel
+# pxtest-boot: lean preempt=voluntary +parallel
 # pxtest-boot: debug
 # pxtest-cpus: 4
 # pxtest-timeout: 240
