@@ -80,13 +80,13 @@ rc=$?
 # what only a tool bug could break -- the consistency line, the result
 # file's schema and counts, the histogram's total -- and names the first
 # that fails.  The result file's figures the later checks use are kept
-# as NAME_FIGURE (dashes as underscores): sl_p50, rt_burn, ...
+# as NAME_FIGURE (dashes as underscores): sleep_owner_p50, rt_burn, ...
 scenario() {
 	name=$1 n=$2; shift 2
 	out=$T/$name.json
 	inversion "$@" -n "$n" -q -t 120 -o "$out" --hist "$T/$name.hist" > "$T/$name.out" 2>&1
 	rc=$?
-	jvars "$out" sane='.format == "proxyexec-latency" and .version == 1' okf=.ok \
+	jvars "$out" sane="$px_latency_header" okf=.ok \
 		count=.latency.count done=.checks.iterations_done capped=.checks.hog_capped \
 		p50=.latency.p50 p90=.latency.p90 p99=.latency.p99 burn=.params.burn_ns depth=.params.depth
 	v=$(echo "$name" | tr - _)
@@ -227,7 +227,7 @@ rc=$?
 echo "# rename: $(grep -A2 '^rename' "$T/rename.out" | tail -1)"
 [ $rc = 0 ] && ok lab/renamedemo-runs ||
 	notok lab/renamedemo-runs "exit $rc: $(tr '\n' ' ' < "$T/rename.out" | tail -c 300)"
-jvars "$T/rename.json" sane='.format == "proxyexec-latency" and .version == 1' count=.latency.count
+jvars "$T/rename.json" sane="$px_latency_header" count=.latency.count
 [ "$sane" = true ] && [ "$count" = 300 ] &&
 	ok lab/renamedemo-json || notok lab/renamedemo-json "count ${count:-missing}, not 300 (well-formed: ${sane:-no})"
 

@@ -510,9 +510,9 @@ fi
 # (the same wakeups measured with the same rq clocks: B's events must be
 # exactly A's at or over 100 us); C text -w --min 1us (waiter blocks
 # only); D --min 60s, later than any wakeup: no event at all.  The
-# inversion starts 4.5 s after all four have started: A empties one of
-# its two waker-stack maps every 2 s, so its events come from a map
-# emptied and refilled.
+# inversion starts 5 s after A has started: A empties one of its two
+# waker-stack maps every 2 s, so its events come from a map emptied and
+# refilled.
 lab=$(awk '$3 == "lab" { print $1; exit }' /proc/kallsyms)
 msz=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
 	sed -n "s/.* STRUCT 'proxylab_mutex' size=\([0-9]*\) .*/\1/p" | head -1)
@@ -525,12 +525,12 @@ say "lab mutex $F: $maddr $msym"
 mkdir -p $CG/wl
 if [ -z "$lab" ] || [ -z "$msz" ]; then
 	notok "bpf-tools/$boot/pxwakelat/min-waiter" "no symbol lab in /proc/kallsyms or no proxylab_mutex in the BTF"
-elif tool_start evA pxwakelat -j --min 1us -c pxt60/wl 99 && tool_start evB pxwakelat --min ${B}us -c pxt60/wl 99 &&
+elif tool_start evA pxwakelat -j --min 1us -c pxt60/wl 99 && t0=$(cut -d' ' -f1 /proc/uptime) &&
+   tool_start evB pxwakelat --min ${B}us -c pxt60/wl 99 &&
    tool_start evC pxwakelat -w --min 1us -c pxt60/wl 99 && tool_start evD pxwakelat --min 60s -c pxt60/wl 99; then
-	# (Waiting only what was left of 5 s after A's start once B, C and
-	# D had started left A one emptying on the proxy boot: not yet
-	# understood, so the full wait.)
-	sleep 4.5
+	# 5 s after A's banner (its stack maps' clock starts just before it),
+	# of which B, C and D took a second or more each to start.
+	sleep "$(awk -v t="$t0" '{ s = t + 5 - $1; printf "%.1f", (s > 0 ? s : 0) }' /proc/uptime)"
 	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -b 2000 --first-mutex $F -q -o $T/ev-inv.json" \
 		> "$T/inv.out" 2>&1 &
 	sup=$!

@@ -101,9 +101,12 @@ tool_stop() {
 	wait "$_tp" || rc=$?
 }
 
-# json_sane FILE: parses, and carries the proxyexec-latency header.
+# px_latency_header: the jq test of a result file's header (json_sane, or
+# a jvars VAR=$px_latency_header beside the file's other figures);
+# json_sane FILE: FILE parses and carries it.
+px_latency_header='.format == "proxyexec-latency" and .version == 1'
 json_sane() {
-	jq -e '.format == "proxyexec-latency" and .version == 1' "$1" > /dev/null 2>&1
+	jq -e "$px_latency_header" "$1" > /dev/null 2>&1
 }
 
 
