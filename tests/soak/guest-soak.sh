@@ -195,6 +195,15 @@ loop_ww() {
 	done
 }
 
+# Every CPU's local timer interrupts (LOC), sampled at the start and every
+# 30 s: "uptime n0 n1 ...".  A CPU whose count stops had no tick and no
+# hrtimer for the interval (the watchdog's fires every 4 s, idle or not) --
+# an interrupt lost below the kernel, told apart from a scheduler hang by
+# when it stopped and on which CPU.
+loc_sample() {
+	awk -v t="$(now)" '$1 == "LOC:" { printf "%s", t; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) printf " %s", $i; print "" }' /proc/interrupts >> "$T/loc.tsv"
+}
+loc_sample
 start=$(now)
 end=$((start + dur))
 lt=ok
@@ -227,9 +236,10 @@ while [ "$(now)" -lt $end ]; do
 	left=$((end - $(now)))
 	[ $left -le 30 ] || left=30
 	sleep $left
+	loc_sample
 	# In the background and not at the end: reading the files over 9p
 	# from a busy guest takes 5-10 s, which delayed the stop as much.
-	[ "$(now)" -ge $end ] || progress "$(cat "$O"/*.cur 2>/dev/null | wc -l) running" &
+	[ "$(now)" -ge $end ] || { cp "$T/loc.tsv" "$O/loc.tsv"; progress "$(cat "$O"/*.cur 2>/dev/null | wc -l) running"; } &
 done
 touch "$T/stop"
 echo "# $(($(now) - start))s: stop"
@@ -278,6 +288,12 @@ if [ -n "$rmpid" ]; then
 fi
 echo "$rt_runtime" > /proc/sys/kernel/sched_rt_runtime_us
 warn1=$(cat /sys/kernel/warn_count 2>/dev/null || echo none)
+loc_sample
+cp "$T/loc.tsv" "$O/loc.tsv"
+# The first interval of at least 20 s in which a CPU's LOC did not move.
+loc_stopped=$(awk 'NR > 1 && $1 - t >= 20 { for (i = 2; i <= NF; i++) if ($i == p[i]) {
+		printf "CPU %d took no local timer interrupt from %ss to %ss (LOC stayed %s)", i - 2, t, $1, $i; exit } }
+	{ t = $1; for (i = 2; i <= NF; i++) p[i] = $i }' "$O/loc.tsv")
 case $warn0$warn1 in *none*) warn_delta=none ;; *) warn_delta=$((warn1 - warn0)) ;; esac
 cat "$O"/lab-*.tsv > "$O/lab.tsv" 2>/dev/null
 touch "$O/ww.tsv"
@@ -386,6 +402,7 @@ if [ "$warn_delta" = none ]; then skip soak/warn-count "no /sys/kernel/warn_coun
 elif [ "$warn_delta" = 0 ]; then ok soak/warn-count
 else notok soak/warn-count "warn_count rose by $warn_delta ($warn0 -> $warn1) during the soak"
 fi
+[ -z "$loc_stopped" ] && ok soak/local-timers || notok soak/local-timers "$loc_stopped"
 held=$(lab_held)
 [ "$held" = 0 ] && [ ! -d /sys/fs/cgroup/pxinv-bg ] && [ ! -d /sys/fs/cgroup/pxrename-bg ] &&
 	ok soak/lab-clean-after || notok soak/lab-clean-after "$held lab mutexes held or a workload cgroup left"
