@@ -9,6 +9,7 @@
 #
 # Usage: sh 40-lab.sh   (in the guest; tools in /usr/bin)
 # pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: debug
 # pxtest-cpus: 4

@@ -10,6 +10,7 @@
 #
 # Usage: sh 50-tracepoints.sh   (in the guest)
 # pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-cpus: 4
 # pxtest-timeout: 300
