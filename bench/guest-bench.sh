@@ -110,7 +110,7 @@ keep() {
 grace=60
 tmo=$((dur + grace))
 
-# run_tool DIR TMP REP TOOL ARGS...: one inversion or renamedemo run.
+# run_tool DIR TMP REP TOOL ARGS...: one inversion, renamedemo or mmapdemo run.
 run_tool() {
 	d=$1 t=$2 r=$3; shift 3
 	timeout -s TERM $((tmo + grace)) "$@" -d "${dur}s" -q -o "$t/r$r.json" --hist "$t/r$r.hist" \
@@ -151,6 +151,7 @@ one() {
 	cfs|rt|dl|xcpu) run_tool "$d" "$t" "$r" inversion "$s" -b "$burn" -t "$tmo" ;;
 	chain) run_tool "$d" "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
 	rename) run_tool "$d" "$t" "$r" renamedemo ;;
+	mmap) run_tool "$d" "$t" "$r" mmapdemo ;;
 	cyclictest) cyclic "$d" "$t" "$r" ;;
 	cyclictest-load)
 		# The load outlives the measurement by a second on each side.

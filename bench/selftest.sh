@@ -227,7 +227,7 @@ check() {
 		and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
 		and all(.results[];
 			(.mode | str) and (.scenario | str)
-			and (.metric | IN("lock_wait", "rename", "wakeup_latency", "run_time")) and .unit == "ns"
+			and (.metric | IN("lock_wait", "rename", "mmap_lock_wait", "wakeup_latency", "run_time")) and .unit == "ns"
 			and (.status | IN("ok", "partial", "failed"))
 			and (.runs | num) and (.runs_ok | num) and (.repeats | length) == .runs
 			and (.median | pcts)
@@ -281,7 +281,7 @@ check() {
 					[ -s "$j" ] && [ -s "$d/r$r.hist" ] || { bad="$bad $s/r$r:nofiles"; continue; }
 					h=$(histsum "$d/r$r.hist")
 					v=$(jq -r '[.latency.count, (.samples | length), ([.hist[].count] | add // 0),
-						(.checks.waiter_acquired // .checks.renames // .latency.count)] | map(tostring) | join(" ")' "$j" 2>/dev/null) ||
+						(.checks.waiter_acquired // .checks.renames // .checks.operations // .latency.count)] | map(tostring) | join(" ")' "$j" 2>/dev/null) ||
 						{ bad="$bad $s/r$r:notjson"; continue; }
 					# shellcheck disable=SC2086 # numbers, split on purpose
 					set -- $v

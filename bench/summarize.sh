@@ -280,11 +280,17 @@ boot_check() {
 	if [ "$avail" = true ]; then
 		case $1:$state:$ret in
 		off:enabled:*) avail=false note="proxy execution is enabled in the off boot" ;;
-		v4:disabled:*|current:disabled:*|v6handoff:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
+		v4:disabled:*|current:disabled:*|v6handoff:disabled:*|mutexonly:disabled:*) avail=false note="proxy execution is disabled in this boot" ;;
 		v4:*:ttwu) ;;
 		v4:*:*) avail=false note="kernel did not switch to return=ttwu (${ret:-no return strategy}): ran as current" ;;
-		current:*:ttwu|v6handoff:*:ttwu) avail=false note="this boot returns in try_to_wake_up (v4 style), not __schedule" ;;
+		current:*:ttwu|v6handoff:*:ttwu|mutexonly:*:ttwu) avail=false note="this boot returns in try_to_wake_up (v4 style), not __schedule" ;;
 		esac
+	fi
+	# mutexonly: the guest's debugfs must say rwsem=off (a kernel without
+	# rwsem proxying has nothing to turn off: it would just be current).
+	if [ "$avail" = true ] && [ "$1" = mutexonly ] &&
+		! grep -q '^debugfs_proxy_exec: .* rwsem=off$' "$(dirname "$con")/bench-kernel.txt" 2>/dev/null; then
+		avail=false note="rwsem=off not in effect (a kernel without rwsem proxying?): ran as current"
 	fi
 	# The mode's scheduler feature (v6handoff): the guest says it set it.
 	feat=$(param "sched_feature_$1")
@@ -379,6 +385,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 		unit=ns metric=lock_wait
 		case $s in
 		rename) metric=rename ;;
+		mmap) metric=mmap_lock_wait ;;
 		cyclictest*) metric=wakeup_latency ;;
 		hackbench|messaging) metric=run_time ;;
 		esac

@@ -36,9 +36,16 @@ int BPF_PROG(name##_btf, proto) { return call; }
  * events has no enum proxy_*.
  */
 #define PX_PROTO_PICK	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \
-			     struct mutex *lock, int depth)
+			     void *blocked_on, int depth)
 #define PX_PROTO_ABORT	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \
-			     struct mutex *lock, int depth, int reason)
+			     void *blocked_on, int depth, int reason)
+/*
+ * The lock a pick or abort went through, as task_struct::blocked_on
+ * encodes it: bit 0 set for an rw_semaphore (kernels before rwsem proxying
+ * pass a struct mutex pointer, bit 0 clear).
+ */
+#define PX_BLOCKED_ON_RWSEM	1UL
+#define px_blocked_on_is_rwsem(b)	(((unsigned long)(b)) & PX_BLOCKED_ON_RWSEM)
 #define PX_PROTO_SWITCH	PX_ARGS(struct task_struct *prev, struct task_struct *prev_donor, \
 			     struct task_struct *next, struct task_struct *next_donor)
 #define PX_PROTO_MIGRATE	PX_ARGS(struct task_struct *donor, struct task_struct *owner, \

@@ -35,10 +35,26 @@ struct {
 	__type(value, __u64);
 } aborts SEC(".maps");
 
+/* Picks and aborts by lock type (enum pxchain_lock_slot), as aborts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PXCHAIN_LOCK_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} lock_types SEC(".maps");
+
 static struct pxchain_hist zero;
 
+static __always_inline void count_lock_type(__u32 key)
+{
+	__u64 *cnt = bpf_map_lookup_elem(&lock_types, &key);
+
+	if (cnt)
+		(*cnt)++;
+}
+
 static __always_inline int
-on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
+on_pick(struct task_struct *donor, struct task_struct *owner, void *blocked_on, int depth)
 {
 	struct task_struct *who = targ_per_owner ? owner : donor;
 	struct pxchain_hist *h;
@@ -46,6 +62,7 @@ on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
 
 	if (!px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
 		return 0;
+	count_lock_type(px_blocked_on_is_rwsem(blocked_on) ? PXCHAIN_PICK_RWSEM : PXCHAIN_PICK_MUTEX);
 	if (targ_per_donor || targ_per_owner)
 		key = who->pid;
 	h = bpf_map_lookup_elem(&hists, &key);
@@ -69,7 +86,7 @@ on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
 }
 
 static __always_inline int
-on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
+on_abort(struct task_struct *donor, struct task_struct *owner, void *blocked_on, int reason)
 {
 	__u32 key = reason < 0 || reason >= PX_ABORT_SLOTS - 1 ? PX_ABORT_SLOTS - 1 : reason;
 	__u64 *cnt;
@@ -77,6 +94,7 @@ on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
 	/* @owner is NULL when the chain changed: then only @donor counts. */
 	if (!px_pair_match(donor, owner, targ_tgid, targ_cgid, targ_cglevel))
 		return 0;
+	count_lock_type(px_blocked_on_is_rwsem(blocked_on) ? PXCHAIN_ABORT_RWSEM : PXCHAIN_ABORT_MUTEX);
 	cnt = bpf_map_lookup_elem(&aborts, &key);
 	if (cnt)
 		(*cnt)++;
@@ -85,10 +103,10 @@ on_abort(struct task_struct *donor, struct task_struct *owner, int reason)
 
 PX_TP(sched_proxy_pick, pick,
       PX_PROTO_PICK,
-      on_pick(donor, owner, depth))
+      on_pick(donor, owner, blocked_on, depth))
 
 PX_TP(sched_proxy_abort, abort,
       PX_PROTO_ABORT,
-      on_abort(donor, owner, reason))
+      on_abort(donor, owner, blocked_on, reason))
 
 char LICENSE[] SEC("license") = "GPL";

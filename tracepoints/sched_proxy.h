@@ -26,7 +26,8 @@
 	EM(PROXY_ABORT_CHAIN_CHANGED,	"chain_changed")	\
 	EM(PROXY_ABORT_DEACTIVATED,	"deactivated")		\
 	EM(PROXY_ABORT_OWNER_WAKING,	"owner_waking")		\
-	EMe(PROXY_ABORT_OWNER_PI_LOCKED, "owner_pi_locked")
+	EM(PROXY_ABORT_OWNER_PI_LOCKED,	"owner_pi_locked")	\
+	EMe(PROXY_ABORT_OWNER_READERS,	"owner_readers")
 
 #define PROXY_RETURN_STRATEGIES					\
 	EM(PROXY_RETURN_SCHEDULE,	"schedule")		\
@@ -35,6 +36,11 @@
 #define PROXY_HANDOFF_KINDS					\
 	EM(PROXY_HANDOFF_DONOR,		"donor")		\
 	EMe(PROXY_HANDOFF_TOP_WAITER,	"top_waiter")
+
+/* The type of lock a donor's chain went through (task_struct::blocked_on). */
+#define PROXY_LOCK_TYPES					\
+	EM(PROXY_LOCK_MUTEX,		"mutex")		\
+	EMe(PROXY_LOCK_RWSEM,		"rwsem")
 
 #ifndef __SCHED_PROXY_ENUMS_ONCE
 #define __SCHED_PROXY_ENUMS_ONCE
@@ -45,6 +51,12 @@
 enum proxy_abort_reason { PROXY_ABORT_REASONS };
 enum proxy_return_strategy { PROXY_RETURN_STRATEGIES };
 enum proxy_handoff_kind { PROXY_HANDOFF_KINDS };
+enum proxy_lock_type { PROXY_LOCK_TYPES };
+
+static inline enum proxy_lock_type proxy_lock_type(void *blocked_on)
+{
+	return blocked_on_to_rwsem(blocked_on) ? PROXY_LOCK_RWSEM : PROXY_LOCK_MUTEX;
+}
 #endif
 
 #undef EM
@@ -54,6 +66,7 @@ enum proxy_handoff_kind { PROXY_HANDOFF_KINDS };
 PROXY_ABORT_REASONS
 PROXY_RETURN_STRATEGIES
 PROXY_HANDOFF_KINDS
+PROXY_LOCK_TYPES
 
 #undef EM
 #undef EMe
@@ -63,14 +76,15 @@ PROXY_HANDOFF_KINDS
 /*
  * find_proxy_task() resolved the picked donor to a runnable owner on this
  * runqueue: @owner runs with @donor's scheduling context.  @depth is the
- * number of mutexes walked (1: donor waits directly on owner's mutex).
+ * number of locks walked (1: donor waits directly on owner's lock);
+ * @blocked_on is the last one, as task_struct::blocked_on encodes it.
  */
 TRACE_EVENT(sched_proxy_pick,
 
 	TP_PROTO(struct task_struct *donor, struct task_struct *owner,
-		 struct mutex *lock, int depth),
+		 void *blocked_on, int depth),
 
-	TP_ARGS(donor, owner, lock, depth),
+	TP_ARGS(donor, owner, blocked_on, depth),
 
 	TP_STRUCT__entry(
 		__array(char, donor_comm, TASK_COMM_LEN)
@@ -80,6 +94,7 @@ TRACE_EVENT(sched_proxy_pick,
 		__field(void *, lock)
 		__field(int, depth)
 		__field(int, cpu)
+		__field(int, lock_type)
 	),
 
 	TP_fast_assign(
@@ -87,28 +102,30 @@ TRACE_EVENT(sched_proxy_pick,
 		__entry->donor_pid	= donor->pid;
 		memcpy(__entry->owner_comm, owner->comm, TASK_COMM_LEN);
 		__entry->owner_pid	= owner->pid;
-		__entry->lock		= lock;
+		__entry->lock		= blocked_on_lock(blocked_on);
 		__entry->depth		= depth;
 		__entry->cpu		= task_cpu(owner);
+		__entry->lock_type	= proxy_lock_type(blocked_on);
 	),
 
-	TP_printk("donor_comm=%s donor_pid=%d owner_comm=%s owner_pid=%d lock=%p depth=%d cpu=%d",
+	TP_printk("donor_comm=%s donor_pid=%d owner_comm=%s owner_pid=%d lock=%p depth=%d cpu=%d lock_type=%s",
 		  __entry->donor_comm, __entry->donor_pid,
 		  __entry->owner_comm, __entry->owner_pid,
-		  __entry->lock, __entry->depth, __entry->cpu)
+		  __entry->lock, __entry->depth, __entry->cpu,
+		  __print_symbolic(__entry->lock_type, PROXY_LOCK_TYPES))
 );
 
 /*
  * find_proxy_task() gave up on @donor.  @owner is the last task reached on
- * the chain (NULL when the chain changed under us: owner_pid=-1), @lock
- * the mutex it was reached through, @depth how far the walk got.
+ * the chain (NULL when the chain changed under us: owner_pid=-1),
+ * @blocked_on the lock it was reached through, @depth how far the walk got.
  */
 TRACE_EVENT(sched_proxy_abort,
 
 	TP_PROTO(struct task_struct *donor, struct task_struct *owner,
-		 struct mutex *lock, int depth, enum proxy_abort_reason reason),
+		 void *blocked_on, int depth, enum proxy_abort_reason reason),
 
-	TP_ARGS(donor, owner, lock, depth, reason),
+	TP_ARGS(donor, owner, blocked_on, depth, reason),
 
 	TP_STRUCT__entry(
 		__array(char, donor_comm, TASK_COMM_LEN)
@@ -119,6 +136,7 @@ TRACE_EVENT(sched_proxy_abort,
 		__field(int, depth)
 		__field(int, cpu)
 		__field(int, reason)
+		__field(int, lock_type)
 	),
 
 	TP_fast_assign(
@@ -126,17 +144,19 @@ TRACE_EVENT(sched_proxy_abort,
 		__entry->donor_pid	= donor->pid;
 		__entry->owner_pid	= owner ? owner->pid : -1;
 		__entry->owner_cpu	= owner ? task_cpu(owner) : -1;
-		__entry->lock		= lock;
+		__entry->lock		= blocked_on_lock(blocked_on);
 		__entry->depth		= depth;
 		__entry->cpu		= task_cpu(donor);
 		__entry->reason		= reason;
+		__entry->lock_type	= proxy_lock_type(blocked_on);
 	),
 
-	TP_printk("donor_comm=%s donor_pid=%d owner_pid=%d owner_cpu=%d lock=%p depth=%d cpu=%d reason=%s",
+	TP_printk("donor_comm=%s donor_pid=%d owner_pid=%d owner_cpu=%d lock=%p depth=%d cpu=%d reason=%s lock_type=%s",
 		  __entry->donor_comm, __entry->donor_pid, __entry->owner_pid,
 		  __entry->owner_cpu, __entry->lock, __entry->depth,
 		  __entry->cpu,
-		  __print_symbolic(__entry->reason, PROXY_ABORT_REASONS))
+		  __print_symbolic(__entry->reason, PROXY_ABORT_REASONS),
+		  __print_symbolic(__entry->lock_type, PROXY_LOCK_TYPES))
 );
 
 /*

@@ -37,7 +37,7 @@ want=enabled strategy=schedule
 grep -qw 'proxy_exec=disable' /proc/cmdline && want=disabled
 grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
 if dmesg | grep -q "sched: proxy execution $want" &&
-   grep -q "^$want return=$strategy$" /sys/kernel/debug/sched/proxy_exec; then
+   [ "$(px_proxy_setting)" = "$want return=$strategy" ]; then
 	ok core/boot-switch
 else
 	notok core/boot-switch "want $want: dmesg '$(dmesg | grep 'proxy execution')'," \
@@ -89,10 +89,11 @@ torture() {
 if torture mutex_lock "$TORTURE_SECS"; then ok core/locktorture-mutex
 else notok core/locktorture-mutex "$why"; fi
 
-# The lock types proxy execution leaves alone must not notice it: rtmutex
-# (PI boosting of its own), rwsem with readers, ww_mutex; 3 s each, with
-# proxy execution on (the off boot has nothing to compare them with), on
-# the debug kernel.
+# The other lock types: rtmutex (PI boosting of its own: proxy execution
+# leaves it alone), rwsem with readers and writers (proxied while a writer
+# owns it, 0038; readers block donors), ww_mutex; 3 s each, RT boosting of
+# all types, with proxy execution on (the off boot has nothing to compare
+# them with), on the debug kernel.
 # (torture lock_busted, locktorture's deliberately broken lock, fails
 # this check with "Fail: 1 !!!" and End of test: FAILURE -- and a WARN,
 # which is why it is not run here.)

@@ -26,7 +26,7 @@ grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
 proxy=on
 grep -qw 'proxy_exec=disable' /proc/cmdline && proxy=off
 [ $proxy = on ] && want="enabled return=$strategy" || want="disabled return=schedule"
-[ "$(cat /sys/kernel/debug/sched/proxy_exec)" = "$want" ] && ok mig/strategy-visible ||
+[ "$(px_proxy_setting)" = "$want" ] && ok mig/strategy-visible ||
 	notok mig/strategy-visible "debugfs says '$(cat /sys/kernel/debug/sched/proxy_exec)', want '$want'"
 
 px_record "$T/x" -e sched_proxy inversion xcpu -c 0,1 -b 2000 -n 10 -q -o "$T/x.json"

@@ -39,6 +39,12 @@ px_record() {
 	return 0
 }
 
+# px_proxy_setting: debugfs sched/proxy_exec without its rwsem=on|off
+# (41-rwsem.sh checks that; kernels before rwsem proxying lack it).
+px_proxy_setting() {
+	sed 's/ rwsem=o[nf]*$//' /sys/kernel/debug/sched/proxy_exec 2>&1
+}
+
 # JSON, read with jq.
 # jlast FILE PATH: PATH (a jq path such as .mutex_wait.acquired) in the
 # last JSON object of FILE (a tool's -j output, one object per interval,

@@ -64,7 +64,7 @@ ncpu=$(grep -c '^processor' /proc/cpuinfo)
 now() { cut -d. -f1 /proc/uptime; }
 running() { [ ! -e "$T/stop" ]; }
 
-mode=$(cat /sys/kernel/debug/sched/proxy_exec 2>/dev/null || echo unknown)
+mode=$(px_proxy_setting 2>/dev/null || echo unknown)
 echo "# soak: ${dur}s on $ncpu CPUs, $(uname -r), proxy: $mode"
 echo "# cmdline: $(cat /proc/cmdline)"
 want=enabled
@@ -90,9 +90,10 @@ lab() {
 	loop=$1 name=$2 n=$3 tool=$4; shift 4
 	f=$T/$loop.out
 	[ "$n" = 0 ] || set -- "$@" -n "$n"
-	# renamedemo has no -t or --keep-throttle; its --grace covers the
-	# background's first rename (30 s was too little once under KASAN).
-	if [ "$tool" = renamedemo ]; then set -- "$@" --grace $LAB_GRACE
+	# renamedemo and mmapdemo have no -t or --keep-throttle; their --grace
+	# covers the background's first operation (30 s was too little once
+	# under KASAN).
+	if [ "$tool" = renamedemo ] || [ "$tool" = mmapdemo ]; then set -- "$@" --grace $LAB_GRACE
 	else set -- "$@" -t $LAB_TIMEOUT --grace $LAB_GRACE --keep-throttle
 	fi
 	echo "$tool $*" > "$O/$loop.cur"
@@ -182,6 +183,18 @@ loop_rename() {
 		lab rename rename 200 renamedemo -c $c -H 1 --no-cgroup --nice 10
 	done
 }
+# mmap_lock, an rw_semaphore: a writer-owned round (proxied) and a
+# reader-owned one (donors blocked for real), each on the next CPU.
+loop_mmap() {
+	i=0
+	sleep 10
+	while running; do
+		c=$((i % ncpu)) i=$((i + 1))
+		lab mmap mmap 100 mmapdemo -c $c -H 1 --nice 10 --size 16
+		running || break
+		lab mmap mmap-bg-read 20 mmapdemo --bg-read -c $c -H 1 --nice 10 --size 16
+	done
+}
 # ww_mutex selftest: the module's init runs every test, a failure fails the load.
 loop_ww() {
 	while running; do
@@ -215,7 +228,7 @@ cyc=$!
 eval "name_$cyc=cyclictest"
 pids=
 skipped() { case " ${SOAK_SKIP:-} " in *" $1 "*) true ;; *) false ;; esac; }
-for l in rt dl cfs chain football rename ww; do
+for l in rt dl cfs chain football rename mmap ww; do
 	skipped $l && continue
 	loop_$l &
 	pids="$pids $!"
@@ -370,7 +383,8 @@ skipped ww || { [ "$ww_loads" -gt 0 ] && [ "$ww_failed" = 0 ] && [ ! -e "$O/ww.c
 # (< 10 min: on 8 overcommitted vCPUs a starved cfs run can take minutes).
 missing= missing_loops=
 for s in rt:rt rt:sleep-owner dl:dl dl:xcpu cfs:cfs cfs:cfs-throttle chain:chain-1 chain:chain-2 \
-	chain:chain-3 chain:chain-4 football:football football:football-float rename:rename; do
+	chain:chain-3 chain:chain-4 football:football football:football-float rename:rename \
+	mmap:mmap mmap:mmap-bg-read; do
 	skipped "${s%:*}" && continue
 	awk -v s=${s#*:} '$2 == s { f = 1 } END { exit !f }' "$O/lab.tsv" || missing="$missing ${s#*:}"
 	awk -v l=${s%:*} '$1 == l { f = 1 } END { exit !f }' "$O/lab.tsv" ||

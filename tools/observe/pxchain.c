@@ -167,14 +167,14 @@ static int read_hists(struct pxchain_bpf *obj, struct row **rows, size_t *n)
 	return 0;
 }
 
-/* Read and clear the per-CPU abort counts. */
-static int read_aborts(struct pxchain_bpf *obj, __u64 *counts)
+/* Read and clear the @n per-CPU counts of @map. */
+static int read_counts(struct bpf_map *map, __u64 *counts, __u32 n)
 {
 	__u32 i;
 	int err;
 
-	for (i = 0; i < PX_ABORT_SLOTS; i++) {
-		err = pxbpf_percpu_sum(obj->maps.aborts, i, &counts[i],
+	for (i = 0; i < n; i++) {
+		err = pxbpf_percpu_sum(map, i, &counts[i],
 				       sizeof(counts[i]), sizeof(counts[i]), true);
 		if (err)
 			return err;
@@ -182,7 +182,10 @@ static int read_aborts(struct pxchain_bpf *obj, __u64 *counts)
 	return 0;
 }
 
-static void print_json(const struct row *rows, size_t n, const __u64 *aborts)
+static const char *const lock_type_names[] = { "mutex", "rwsem" };
+
+static void print_json(const struct row *rows, size_t n, const __u64 *aborts,
+		       const __u64 *types)
 {
 	const char *by = env.per_donor ? "donor" : env.per_owner ? "owner" : "all";
 	char buf[32];
@@ -221,11 +224,21 @@ static void print_json(const struct row *rows, size_t n, const __u64 *aborts)
 		if (abort_names[d][0] || aborts[d] || d == PX_ABORT_SLOTS - 1)
 			px_json_u64(&j, abort_name(d, buf, sizeof(buf)), aborts[d]);
 	px_json_object_end(&j);
+	/* {"mutex": {"picks": N, "aborts": N}, "rwsem": {...}} */
+	px_json_object_begin(&j, "lock_types");
+	for (d = 0; d < 2; d++) {
+		px_json_object_begin(&j, lock_type_names[d]);
+		px_json_u64(&j, "picks", types[PXCHAIN_PICK_MUTEX + d]);
+		px_json_u64(&j, "aborts", types[PXCHAIN_ABORT_MUTEX + d]);
+		px_json_object_end(&j);
+	}
+	px_json_object_end(&j);
 	px_json_object_end(&j);
 	px_json_finish(&j);
 }
 
-static void print_text(const struct row *rows, size_t n, const __u64 *aborts)
+static void print_text(const struct row *rows, size_t n, const __u64 *aborts,
+		       const __u64 *types)
 {
 	char buf[32];
 	__u64 total = 0;
@@ -259,28 +272,35 @@ static void print_text(const struct row *rows, size_t n, const __u64 *aborts)
 			printf(" %s=%llu", abort_name(d, buf, sizeof(buf)),
 			       (unsigned long long)aborts[d]);
 	printf("\n");
+	printf("by lock type: mutex %llu picks, %llu aborts; rwsem %llu picks, %llu aborts\n",
+	       (unsigned long long)types[PXCHAIN_PICK_MUTEX],
+	       (unsigned long long)types[PXCHAIN_ABORT_MUTEX],
+	       (unsigned long long)types[PXCHAIN_PICK_RWSEM],
+	       (unsigned long long)types[PXCHAIN_ABORT_RWSEM]);
 }
 
 static int print_interval(void *ctx)
 {
 	struct pxchain_bpf *obj = ctx;
-	__u64 aborts[PX_ABORT_SLOTS] = {};
+	__u64 aborts[PX_ABORT_SLOTS] = {}, types[PXCHAIN_LOCK_SLOTS] = {};
 	struct row *rows;
 	size_t n;
 	int err;
 
 	err = read_hists(obj, &rows, &n);
 	if (!err)
-		err = read_aborts(obj, aborts);
+		err = read_counts(obj->maps.aborts, aborts, PX_ABORT_SLOTS);
+	if (!err)
+		err = read_counts(obj->maps.lock_types, types, PXCHAIN_LOCK_SLOTS);
 	if (err) {
 		free(rows);
 		px_warnx("failed to read maps: %s", strerror(-err));
 		return err;
 	}
 	if (env.c.json)
-		print_json(rows, n, aborts);
+		print_json(rows, n, aborts, types);
 	else
-		print_text(rows, n, aborts);
+		print_text(rows, n, aborts, types);
 	fflush(stdout);
 	free(rows);
 	return 0;

@@ -11,4 +11,16 @@ struct pxchain_hist {
 	char comm[PX_COMM_LEN];
 };
 
+/*
+ * Key of the lock_types map: the lock type a pick or an abort went
+ * through (task_struct::blocked_on's tag), for picks and aborts apart.
+ */
+enum pxchain_lock_slot {
+	PXCHAIN_PICK_MUTEX,
+	PXCHAIN_PICK_RWSEM,
+	PXCHAIN_ABORT_MUTEX,
+	PXCHAIN_ABORT_RWSEM,
+	PXCHAIN_LOCK_SLOTS,
+};
+
 #endif /* __PXCHAIN_H */

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Proxy execution on rw_semaphores, on a kernel one (mmap_lock), with
+# mmapdemo: a nice-19 thread mprotect()s a large mapping (mmap_lock for
+# writing) beside two spinners, the nice -10 thread of the same process
+# times reads of /proc/self/maps (mmap_lock for reading).  With rwsem
+# proxying the reader's wait stays within a few of the writer's critical
+# sections and sched_proxy_pick names an rwsem; with proxy_exec=...,
+# rwsem=off (the control, same kernel) the writer waits behind the
+# spinners and so does the reader.  With readers owning the rwsem
+# (--bg-read) nothing is proxied and sched_proxy_abort says why
+# (owner_readers).
+#
+# Usage: sh 41-rwsem.sh   (in the guest; tools in /usr/bin)
+# pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=enable,rwsem=off +parallel
+# pxtest-boot: debug
+# pxtest-cpus: 4
+# pxtest-timeout: 300
+set -u
+. ./lib/pxtest.sh
+T=${TMPDIR-/tmp}/rwsem.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+
+setting=$(cat /sys/kernel/debug/sched/proxy_exec 2>/dev/null)
+case $setting in
+disabled*)
+	skip rwsem/setting "proxy execution is off (debugfs: '$setting')"
+	finish
+	;;
+*' rwsem=on') rw=on ;;
+*' rwsem=off') rw=off ;;
+*)
+	skip rwsem/setting "no rwsem proxying in this kernel (debugfs: '$setting')"
+	finish
+	;;
+esac
+want=on
+grep -qw 'proxy_exec=enable,rwsem=off' /proc/cmdline && want=off
+[ "$rw" = $want ] && ok rwsem/setting || notok rwsem/setting "debugfs '$setting', want rwsem=$want"
+
+# demo NAME N mmapdemo-args...: one run, recorded (sched_proxy pick and
+# abort); its figures in NAME_* variables; false if it did not complete.
+demo() {
+	name=$1 n=$2; shift 2
+	px_record "$T/$name" -e sched_proxy:sched_proxy_pick -e sched_proxy:sched_proxy_abort \
+		mmapdemo -n "$n" -q -o "$T/$name.json" "$@"
+	jvars "$T/$name.json" sane="$px_latency_header" okf=.ok count=.latency.count \
+		p50=.latency.p50 p90=.latency.p90 max=.latency.max cs=.checks.background_cpu_ns_avg \
+		bgops=.checks.background_operations
+	eval "${name}_p50=\$p50 ${name}_p90=\$p90 ${name}_max=\$max ${name}_cs=\$cs"
+	why=''
+	if [ "$px_rc" != 0 ]; then
+		why="exit $px_rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+	elif ! grep -q 'consistency: .* -> OK$' "$T/$name.out"; then
+		why="$(grep consistency "$T/$name.out")"
+	elif [ "$sane" != true ] || [ "$okf" != true ] || [ "$count" != "$n" ]; then
+		why="result file: well-formed ${sane:-no}, ok ${okf:-none}, count ${count:-none}, want $n"
+	fi
+	check "rwsem/$name-completes" "$why" [ -z "$why" ]
+	echo "# $name: wait p50 ${p50:-?} p90 ${p90:-?} max ${max:-?} ns; background: ${bgops:-?} critical sections of ${cs:-?} ns CPU"
+	[ -z "$why" ]
+}
+picks() { grep 'sched_proxy_pick:' "$T/$1.txt" | grep -c 'lock_type=rwsem'; }
+
+# The writer owns mmap_lock.  Bounds in units of its critical section's CPU
+# time (two mprotect()s of 64 MB): the reader waits for at most the rest of
+# one, plus its own read.  Without proxying it waits for the spinners' share
+# of the CPU as well: ~70 times as long for nice 19 beside two nice 0.
+# pxchain counts the picks by lock type from the same events (on the lean
+# kernel, which has the BTF the BPF tools need).
+pxc=no
+[ ! -e /sys/kernel/btf/vmlinux ] || ! tool_start pxc pxchain -j 99 || pxc=yes
+demo mmap 200
+mmap_ok=$?
+[ $pxc = no ] || tool_stop pxc
+if [ $pxc = yes ]; then
+	jvars "$T/pxc.out" px_rwsem=.lock_types.rwsem.picks px_mutex=.lock_types.mutex.picks
+	echo "# pxchain: rwsem picks ${px_rwsem:-?}, mutex picks ${px_mutex:-?}; the trace: $(picks mmap) rwsem picks"
+	if [ $rw = on ]; then
+		[ "${px_rwsem:-0}" -gt 0 ] && ok rwsem/pxchain-counts-rwsem ||
+			notok rwsem/pxchain-counts-rwsem "pxchain lock_types.rwsem.picks ${px_rwsem:-missing} (exit $rc)"
+	else
+		[ "${px_rwsem:-x}" = 0 ] && ok rwsem/pxchain-counts-rwsem ||
+			notok rwsem/pxchain-counts-rwsem "pxchain lock_types.rwsem.picks ${px_rwsem:-missing} with rwsem=off"
+	fi
+fi
+if [ $mmap_ok = 0 ]; then
+	r90=$((mmap_p90 / mmap_cs))
+	if [ $rw = on ]; then
+		[ "$(picks mmap)" -gt 0 ] && ok rwsem/mmap-proxied ||
+			notok rwsem/mmap-proxied "no sched_proxy_pick with lock_type=rwsem"
+		check rwsem/mmap-bounded "reader's wait p90 ${r90}x the writer's critical section (limit 4x)" \
+			[ "$r90" -le 4 ]
+	else
+		[ "$(picks mmap)" = 0 ] && ok rwsem/mmap-not-proxied ||
+			notok rwsem/mmap-not-proxied "$(picks mmap) picks of an rwsem with rwsem=off"
+		check rwsem/mmap-inversion-seen "reader's wait p90 ${r90}x the writer's critical section (want >= 10x: the control must show the inversion)" \
+			[ "$r90" -ge 10 ]
+	fi
+fi
+
+# Readers own it: no task to run; the writer's donor is blocked for real.
+if demo readers 50 --bg-read --size 16; then
+	n=$(grep 'sched_proxy_abort:' "$T/readers.txt" | grep 'lock_type=rwsem' | grep -c 'reason=owner_readers')
+	if [ $rw = on ]; then
+		[ "$n" -gt 0 ] && ok rwsem/readers-reported ||
+			notok rwsem/readers-reported "no sched_proxy_abort reason=owner_readers lock_type=rwsem"
+	else
+		[ "$n" = 0 ] && ok rwsem/readers-not-followed ||
+			notok rwsem/readers-not-followed "$n rwsem aborts with rwsem=off"
+	fi
+fi
+finish
