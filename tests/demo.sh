@@ -40,6 +40,8 @@ inversion xcpu -c 0,1 -b 2000 -n 10 -q 2>&1 | grep -A2 '^lock_wait'
 
 say "renamedemo: real s_vfs_rename_mutex contention, background at nice 19"
 renamedemo -n 200 -q 2>&1 | tail -4
+say "mmapdemo: mmap_lock (an rw_semaphore) held for writing by a nice-19 mprotect() loop"
+mmapdemo -d 2s -q 2>&1 | tail -5
 
 say "cyclictest alone (5 s), then under a CFS inversion load (5 s)"
 cyclictest -q -m -D 5 -t -p 80 -i 1000 2>&1 | tail -4
