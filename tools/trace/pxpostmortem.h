@@ -47,6 +47,7 @@ struct ev {
 	int		depth, src, dst, owner_cpu, prio;
 	char		state[4];	/* sched_switch prev_state: "R", "R+", "S", "D", ... */
 	const char	*reason;	/* abort reason, handoff kind, return strategy; "" if none */
+	const char	*lock_type;	/* pick, abort: "mutex", "rwsem"; "" before the field existed */
 	char		*text;		/* EV_MARK */
 };
 

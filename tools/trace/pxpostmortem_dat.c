@@ -163,7 +163,7 @@ enum fld {
 	FLD_COMM, FLD_PID, FLD_PRIO, FLD_TARGET_CPU, FLD_ORIG_CPU, FLD_DEST_CPU,
 	FLD_DONOR_COMM, FLD_DONOR_PID, FLD_OWNER_COMM, FLD_OWNER_PID, FLD_OWNER_CPU,
 	FLD_LOCK, FLD_DEPTH, FLD_CPU, FLD_REASON, FLD_TO_COMM, FLD_TO_PID, FLD_KIND,
-	FLD_SRC_CPU, FLD_DST_CPU, FLD_STRATEGY, FLD_BUF,
+	FLD_SRC_CPU, FLD_DST_CPU, FLD_STRATEGY, FLD_LOCK_TYPE, FLD_BUF,
 	NR_FLD,
 };
 
@@ -180,6 +180,7 @@ static const char *const fld_names[NR_FLD] = {
 	[FLD_LOCK] = "lock", [FLD_DEPTH] = "depth", [FLD_CPU] = "cpu", [FLD_REASON] = "reason",
 	[FLD_TO_COMM] = "to_comm", [FLD_TO_PID] = "to_pid", [FLD_KIND] = "kind",
 	[FLD_SRC_CPU] = "src_cpu", [FLD_DST_CPU] = "dst_cpu", [FLD_STRATEGY] = "strategy",
+	[FLD_LOCK_TYPE] = "lock_type",
 	[FLD_BUF] = "buf",
 };
 
@@ -293,6 +294,8 @@ static void decode(const struct tep_record *r, enum ev_type t, struct ev *e)
 			e->lock = v;
 		if (num64(r, t, FLD_REASON, &v))
 			e->reason = symbol(t, "reason", v);
+		if (num64(r, t, FLD_LOCK_TYPE, &v))
+			e->lock_type = symbol(t, "lock_type", v);
 		field_comm(r, t, FLD_DONOR_COMM, e->donor);
 		field_comm(r, t, FLD_OWNER_COMM, e->owner);
 		break;
@@ -379,6 +382,7 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *r, int cp
 	e->cur = tep_data_pid(tep, r);
 	e->type = t;
 	e->reason = "";
+	e->lock_type = "";
 	e->prev = e->prev_donor = e->next = e->next_donor = -1;
 	e->donor = e->owner = e->pid = e->to = -1;
 	e->depth = e->src = e->dst = e->owner_cpu = e->prio = -1;

@@ -50,13 +50,15 @@ static void print_event(const struct story *st, const struct ev *e, int owner)
 
 	switch (e->type) {
 	case EV_PICK:
-		printf("  %+9.3f  CPU%d  pick: %s-%d runs %s-%d (lock %s, depth %d)\n", rel, e->cpu,
-		       comm(e->donor), e->donor, comm(e->owner), e->owner, lock_str(e->lock, 0), e->depth);
+		/* "lock" for a mutex, as before rwsems were proxied. */
+		printf("  %+9.3f  CPU%d  pick: %s-%d runs %s-%d (%s %s, depth %d)\n", rel, e->cpu,
+		       comm(e->donor), e->donor, comm(e->owner), e->owner,
+		       strcmp(e->lock_type, "rwsem") ? "lock" : "rwsem", lock_str(e->lock, 0), e->depth);
 		break;
 	case EV_ABORT:
-		printf("  %+9.3f  CPU%d  abort: donor %s-%d, owner %d on CPU %d, depth %d: %s\n",
+		printf("  %+9.3f  CPU%d  abort: donor %s-%d, owner %d on CPU %d, depth %d: %s%s\n",
 		       rel, e->cpu, comm(e->donor), e->donor, e->owner, e->owner_cpu, e->depth,
-		       e->reason);
+		       e->reason, strcmp(e->lock_type, "rwsem") ? "" : " (rwsem)");
 		break;
 	case EV_PSWITCH:
 		printf("  %+9.3f  CPU%d  now %s-%d on %s-%d's context (was %d on %d's)\n", rel,
