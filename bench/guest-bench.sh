@@ -151,7 +151,7 @@ one() {
 	cfs|rt|dl|xcpu) run_tool "$d" "$t" "$r" inversion "$s" -b "$burn" -t "$tmo" ;;
 	chain) run_tool "$d" "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
 	rename) run_tool "$d" "$t" "$r" renamedemo ;;
-	mmap) run_tool "$d" "$t" "$r" mmapdemo ;;
+	mmap) run_tool "$d" "$t" "$r" mmapdemo --throttle ;;
 	cyclictest) cyclic "$d" "$t" "$r" ;;
 	cyclictest-load)
 		# The load outlives the measurement by a second on each side.

@@ -12,6 +12,12 @@
  * the background gets CPU again -- unless proxy execution runs the
  * background on the foreground's scheduling context.
  *
+ * --throttle puts the background thread alone in a threaded cgroup with
+ * cpu.max "1000 100000": it then holds mmap_lock across the periods it is
+ * throttled in (an mprotect() of milliseconds spans several), which a
+ * waiter sits out without proxy execution and not with it (its context
+ * is not throttled) -- the clearest contrast, as renamedemo's --throttle.
+ *
  * --bg-read turns it around: the background reads /proc/self/smaps, which
  * holds mmap_lock for reading while it walks the large mapping's page
  * tables, and the foreground times mprotect() of a small mapping of its
@@ -28,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +53,8 @@ static struct env {
 	int		bg_nice, fg_nice;
 	uint64_t	size_mb;
 	bool		bg_read;
+	bool		throttle;
+	const char	*cgroup;
 	bool		quiet;
 	const char	*json_path, *hist_path;
 	uint64_t	grace_s;
@@ -56,6 +66,7 @@ static struct env {
 	.fg_nice	= -10,
 	.size_mb	= 64,
 	.grace_s	= 30,
+	.cgroup		= "pxmmap",
 };
 
 /* Written by the background thread, read by main once it is joined. */
@@ -65,6 +76,8 @@ static struct {
 	uint64_t	cpu_ns;		/* their CPU time, summed */
 	int		err;		/* errno of a failed operation */
 	int		ready;
+	pid_t		tid;		/* set before it starts its loop */
+	int		placed;		/* main moved it into the cgroup */
 } bg;
 
 static char *region;		/* the large mapping */
@@ -89,12 +102,15 @@ static const char doc[] =
 "EXAMPLES:\n"
 "    mmapdemo                      # 500 reads on CPU 0, 2 spinners\n"
 "    mmapdemo -d 5s -o r.json      # as long as 5 s lasts\n"
+"    mmapdemo --throttle -d 2s     # the writer throttled by cpu.max\n"
 "    mmapdemo --bg-read -n 100     # a reader-owned rwsem\n"
 "\n"
 "Options:";
 
 enum option_values {
 	OPT_BG_READ = 1000,
+	OPT_CGROUP,
+	OPT_THROTTLE,
 	OPT_FG_NICE,
 	OPT_GRACE,
 	OPT_HIST,
@@ -104,6 +120,8 @@ enum option_values {
 
 static const struct argp_option opts[] = {
 	{ "bg-read", OPT_BG_READ, NULL, 0, "background holds mmap_lock for reading (smaps), foreground writes (mprotect)", 0 },
+	{ "cgroup", OPT_CGROUP, "NAME", 0, "the threaded cgroup of --throttle (default pxmmap)", 0 },
+	{ "throttle", OPT_THROTTLE, NULL, 0, "cpu.max \"1000 100000\" for the background thread (a threaded cgroup)", 0 },
 	{ "cpu", 'c', "CPU", 0, "CPU of all threads (default 0)", 0 },
 	{ "duration", 'd', "TIME", 0, "run this long instead of -n (default unit s)", 0 },
 	{ "fg-nice", OPT_FG_NICE, "NICE", 0, "foreground's nice value (default -10)", 0 },
@@ -143,6 +161,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BG_READ:
 		env.bg_read = true;
+		break;
+	case OPT_CGROUP:
+		env.cgroup = arg;
+		break;
+	case OPT_THROTTLE:
+		env.throttle = true;
 		break;
 	case OPT_FG_NICE:
 		env.fg_nice = px_arg_long(state, "nice value", arg, -20, 19);
@@ -219,6 +243,10 @@ static void *run_background(void *arg)
 		bg.err = errno;
 		return NULL;
 	}
+	/* With --throttle, main moves this thread into its cgroup first. */
+	__atomic_store_n(&bg.tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	while (env.throttle && !__atomic_load_n(&bg.placed, __ATOMIC_SEQ_CST) && !bg.stop)
+		usleep(1000);
 	if (env.bg_read) {
 		smaps_fd = open("/proc/self/smaps", O_RDONLY);
 		if (smaps_fd < 0) {
@@ -252,6 +280,86 @@ static void *run_hog(void *arg)
 	while (!bg.stop)
 		;
 	return NULL;
+}
+
+/*
+ * --throttle: NAME (a domain that becomes the root of a threaded subtree)
+ * holds the process, NAME/bg (threaded, cpu.max) the background thread
+ * alone: cgroup v2 moves threads only within a threaded subtree.
+ */
+static char bg_cgroup[PATH_MAX];
+static bool cgroup_made;
+
+static void cgroup_cleanup(void);
+
+static void cgroup_setup(void)
+{
+	if (!env.throttle)
+		return;
+	px_cgroup_setup_or_die("mmapdemo --throttle", env.cgroup, 100, NULL);
+	cgroup_made = true;
+	atexit(cgroup_cleanup);
+	if (px_cgroup_set(env.cgroup, "cgroup.subtree_control", "+cpu"))
+		px_fatal(1, "cannot enable the cpu controller below cgroup %s", env.cgroup);
+	snprintf(bg_cgroup, sizeof(bg_cgroup), "%s/bg", env.cgroup);
+	if (px_cgroup_create(bg_cgroup) ||
+	    px_cgroup_set(bg_cgroup, "cgroup.type", "threaded") ||
+	    px_cgroup_set(bg_cgroup, "cpu.max", "1000 100000"))
+		px_fatal(1, "cannot set up threaded cgroup %s with cpu.max", bg_cgroup);
+	if (px_cgroup_attach_pid(env.cgroup, getpid()))
+		px_fatal(1, "cannot move this process into cgroup %s", env.cgroup);
+}
+
+/* Move the background thread into NAME/bg; false if it failed to start. */
+static bool cgroup_place_bg(void)
+{
+	char tid[32];
+	pid_t t;
+
+	if (!env.throttle)
+		return true;
+	while (!(t = __atomic_load_n(&bg.tid, __ATOMIC_SEQ_CST)) && !bg.err)
+		usleep(1000);
+	if (bg.err)
+		return false;
+	snprintf(tid, sizeof(tid), "%d", t);
+	if (px_cgroup_set(bg_cgroup, "cgroup.threads", tid))
+		px_fatal(1, "cannot move the background thread into cgroup %s", bg_cgroup);
+	__atomic_store_n(&bg.placed, 1, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+/* Remove @name, waiting up to 1 s for exited threads to leave it. */
+static void cgroup_remove(const char *name)
+{
+	int i, ret;
+
+	for (i = 0; i < 100; i++) {
+		ret = px_cgroup_destroy(name);
+		if (ret != -EBUSY)
+			break;
+		usleep(10000);
+	}
+	if (ret) {
+		errno = -ret;
+		px_warn("cannot remove cgroup %s", name);
+	}
+}
+
+static void cgroup_cleanup(void)
+{
+	char pid[32], path[PATH_MAX];
+
+	if (!cgroup_made)
+		return;
+	cgroup_made = false;
+	/* The whole process out of the threaded subtree, then the groups. */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(path, sizeof(path), "%s/cgroup.procs", px_cgroup_root());
+	if (px_write_str(path, pid))
+		px_warn("cannot move this process back to the root cgroup");
+	cgroup_remove(bg_cgroup);
+	cgroup_remove(env.cgroup);
 }
 
 static void on_signal(int sig)
@@ -303,9 +411,11 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		px_fatal(1, "cannot open /proc/self/maps");
 
+	cgroup_setup();
 	fflush(NULL);
 	if (pthread_create(&bg_thread, NULL, run_background, NULL))
 		px_fatal(1, "cannot start the background thread");
+	cgroup_place_bg();
 	end = px_now_ns() + env.grace_s * NSEC_PER_SEC;
 	while (!__atomic_load_n(&bg.ready, __ATOMIC_SEQ_CST) && !bg.err && px_now_ns() < end)
 		usleep(1000);
@@ -363,6 +473,7 @@ int main(int argc, char **argv)
 		px_warnx("background failed: %s", strerror(bg.err));
 		children_ok = false;
 	}
+	cgroup_cleanup();
 	bg_ops = __atomic_load_n(&bg.ops, __ATOMIC_SEQ_CST);
 	if (children_ok && !bg_ops)
 		px_warnx("the background never completed an operation: no contention was measured");
@@ -391,6 +502,7 @@ int main(int argc, char **argv)
 			px_json_i64(j, "bg_nice", env.bg_nice);
 			px_json_u64(j, "size_mb", env.size_mb);
 			px_json_string(j, "bg_holds", env.bg_read ? "read" : "write");
+			px_json_string(j, "cpu_max", env.throttle ? "1000 100000" : "max");
 			px_result_json_checks(&res, j);
 			px_json_bool(j, "consistent", ok);
 			px_json_u64(j, "operations", n);
