@@ -15,7 +15,7 @@
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: debug
-# pxtest-boot: debug proxy_exec=enable,return=ttwu
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 420
 set -u

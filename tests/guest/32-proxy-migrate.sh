@@ -9,10 +9,11 @@
 # With proxy_exec=disable the inversion shows (the hogs run ~100 ms bursts).
 #
 # Usage: sh 32-proxy-migrate.sh   (in the guest)
-# return=ttwu on the debug boot (lean: the bench's v4 mode).
+# return=ttwu on a lean boot of its own (the bench's v4 mode); with lockdep in
+# make soak-short, which runs both strategies on the debug kernel.
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable +parallel
-# pxtest-boot: debug proxy_exec=enable,return=ttwu
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 300
 set -u

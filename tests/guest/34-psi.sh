@@ -11,7 +11,7 @@
 # Usage: sh 34-psi.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable +parallel
-# pxtest-boot: debug proxy_exec=enable,return=ttwu
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 300
 set -u

@@ -16,7 +16,7 @@
 # Usage: sh 63-change-blocked.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: debug
-# pxtest-boot: debug proxy_exec=enable,return=ttwu
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-cpus: 4
 # pxtest-timeout: 240
 set -u
