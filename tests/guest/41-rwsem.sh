@@ -41,7 +41,8 @@ grep -qw 'proxy_exec=enable,rwsem=off' /proc/cmdline && want=off
 [ "$rw" = $want ] && ok rwsem/setting || notok rwsem/setting "debugfs '$setting', want rwsem=$want"
 
 # demo NAME mmapdemo-args...: one run, recorded (sched_proxy pick and
-# abort); its figures in NAME_* variables; false if it did not complete.
+# abort); its longest wait and critical section in NAME_max and NAME_cs;
+# false if it did not complete.
 demo() {
 	name=$1; shift
 	px_record "$T/$name" -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup \
@@ -49,7 +50,7 @@ demo() {
 	jvars "$T/$name.json" sane="$px_latency_header" okf=.ok count=.latency.count \
 		n=.checks.operations p50=.latency.p50 p90=.latency.p90 max=.latency.max \
 		cs=.checks.background_cpu_ns_avg bgops=.checks.background_operations
-	eval "${name}_p50=\$p50 ${name}_p90=\$p90 ${name}_max=\$max ${name}_cs=\$cs"
+	eval "${name}_max=\$max ${name}_cs=\$cs"
 	why=''
 	if [ "$px_rc" != 0 ]; then
 		why="exit $px_rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"

@@ -44,6 +44,8 @@
 
 #define NSEC_PER_SEC	1000000000ULL
 #define MAX_HOGS	64
+/* --throttle: the background's cpu.max, 1 ms every 100 ms. */
+#define BG_CPU_MAX	"1000 100000"
 
 static struct env {
 	uint64_t	iterations;
@@ -304,7 +306,7 @@ static void cgroup_setup(void)
 	snprintf(bg_cgroup, sizeof(bg_cgroup), "%s/bg", env.cgroup);
 	if (px_cgroup_create(bg_cgroup) ||
 	    px_cgroup_set(bg_cgroup, "cgroup.type", "threaded") ||
-	    px_cgroup_set(bg_cgroup, "cpu.max", "1000 100000"))
+	    px_cgroup_set(bg_cgroup, "cpu.max", BG_CPU_MAX))
 		px_fatal(1, "cannot set up threaded cgroup %s with cpu.max", bg_cgroup);
 	if (px_cgroup_attach_pid(env.cgroup, getpid()))
 		px_fatal(1, "cannot move this process into cgroup %s", env.cgroup);
@@ -502,7 +504,7 @@ int main(int argc, char **argv)
 			px_json_i64(j, "bg_nice", env.bg_nice);
 			px_json_u64(j, "size_mb", env.size_mb);
 			px_json_string(j, "bg_holds", env.bg_read ? "read" : "write");
-			px_json_string(j, "cpu_max", env.throttle ? "1000 100000" : "max");
+			px_json_string(j, "cpu_max", env.throttle ? BG_CPU_MAX : "max");
 			px_result_json_checks(&res, j);
 			px_json_bool(j, "consistent", ok);
 			px_json_u64(j, "operations", n);
