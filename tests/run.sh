@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The test runner: host unit tests, then in-guest tests, one boot per group.
+# The test runner: in-guest tests, one boot per group, and host unit tests
+# and checks (beside the parallel boots, below).
 # Host: every executable build/tests/unit/* is run, then every executable
 # tests/host/*.sh (checks of the repository on the host, e.g. checkpatch;
 # "# pxtest-timeout: SEC" as below, default 120).  Guest: every
@@ -69,6 +70,12 @@ mkdir -p "$res"
 report() { echo "$*"; echo "$*" >> "$res/summary"; }
 note() { echo "tests: $*" >&2; }
 run_start=$(date +%s)
+# The host's CPU time every 5 s (the first line of /proc/stat after the
+# date): where the two CPUs are busy and where idle, for planning which
+# boots may run side by side.  Not parsed by any check.
+( while :; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 5; done ) > "$res/host-cpu.log" 2>/dev/null &
+sampler=$!
+trap 'kill $sampler 2>/dev/null' 0
 # timed WHERE WHAT START: one timings.tsv line, the seconds since START.
 timed() { printf '%s\t%s\t%s\n' "$1" "$2" $(($(date +%s) - $3)) >> "$res/timings.tsv"; }
 
@@ -170,37 +177,42 @@ host_check() {
 	expect_checks "$hl" host "$he" "$rc"
 }
 
-# Host unit tests: build/tests/unit/NAME from tests/unit/NAME.c (make unit);
-# a source without its binary is a SKIP, not silence.
-mkdir -p "$res/host"
-for u in "$top"/build/tests/unit/*; do
-	[ -f "$u" ] && [ -x "$u" ] || continue
-	name=$(basename "$u")
-	echo "$name" | grep -qE -- "$only" || continue
-	host_check "$name" "$name" "$u"
-done
-for src in "$top"/tests/unit/*.c; do
-	[ -f "$src" ] || continue
-	name=$(basename "$src" .c)
-	echo "$name" | grep -qE -- "$only" || continue
-	[ -x "$top/build/tests/unit/$name" ] ||
-		report "SKIP [host] $name - not built: no build/tests/unit/$name (make unit)"
-done
+# host_checks: the host unit tests and the host checks.  None boots a
+# guest or measures time, so they run beside the parallel boots and the
+# bench (below), where the two host CPUs are not both busy all along.
+host_checks() {
+	# Host unit tests: build/tests/unit/NAME from tests/unit/NAME.c (make unit);
+	# a source without its binary is a SKIP, not silence.
+	mkdir -p "$res/host"
+	for u in "$top"/build/tests/unit/*; do
+		[ -f "$u" ] && [ -x "$u" ] || continue
+		name=$(basename "$u")
+		echo "$name" | grep -qE -- "$only" || continue
+		host_check "$name" "$name" "$u"
+	done
+	for src in "$top"/tests/unit/*.c; do
+		[ -f "$src" ] || continue
+		name=$(basename "$src" .c)
+		echo "$name" | grep -qE -- "$only" || continue
+		[ -x "$top/build/tests/unit/$name" ] ||
+			report "SKIP [host] $name - not built: no build/tests/unit/$name (make unit)"
+	done
 
-# Host checks: tests/host/NAME.sh, run from the top of the repository,
-# print ok/not ok/skip lines like the guest scripts; log in
-# $res/host/NAME.log.  Killed at their timeout.
-for s in "$top"/tests/host/*.sh; do
-	[ -f "$s" ] || continue
-	name=$(basename "$s")
-	echo "$name" | grep -qE -- "$only" || continue
-	if [ ! -x "$s" ]; then
-		report "SKIP [host] $name - not executable"
-		continue
-	fi
-	to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
-	host_check "$name" "${name%.sh}" env -C "$top" timeout -s KILL "${to:-120}" "$s"
-done
+	# Host checks: tests/host/NAME.sh, run from the top of the repository,
+	# print ok/not ok/skip lines like the guest scripts; log in
+	# $res/host/NAME.log.  Killed at their timeout.
+	for s in "$top"/tests/host/*.sh; do
+		[ -f "$s" ] || continue
+		name=$(basename "$s")
+		echo "$name" | grep -qE -- "$only" || continue
+		if [ ! -x "$s" ]; then
+			report "SKIP [host] $name - not executable"
+			continue
+		fi
+		to=$(sed -n 's/^# pxtest-timeout: *\([0-9][0-9]*\).*/\1/p' "$s" | head -1)
+		host_check "$name" "${name%.sh}" env -C "$top" timeout -s KILL "${to:-120}" "$s"
+	done
+}
 
 # The benchmark's self-test (bench/run.sh --quick, host side, boots its own
 # guests of the lean kernel): files per mode, summary.json shape, counts,
@@ -218,10 +230,16 @@ if echo bench-selftest | grep -qE -- "$only"; then
 		bench=1
 	fi
 fi
-# bench_selftest: the bench's self-test as a host check; its guests boot
-# while we hold the guest lock (PX_GUEST_LOCK_HELD, guest/run.sh).
+# bench_selftest [host|icount]: the bench's self-test (its host-clock
+# run, or its icount run) as a host check; its guests boot while we hold
+# the guest lock (PX_GUEST_LOCK_HELD, guest/run.sh).
 bench_selftest() {
-	PX_GUEST_LOCK_HELD=1 host_check bench-selftest bench-selftest "$top/bench/selftest.sh"
+	case ${1:-host} in
+	host) PX_GUEST_LOCK_HELD=1 host_check bench-selftest bench-selftest \
+		"$top/bench/selftest.sh" --run host ;;
+	icount) PX_GUEST_LOCK_HELD=1 host_check bench-selftest-icount bench-selftest-icount \
+		nice -n 19 "$top/bench/selftest.sh" --run icount ;;
+	esac
 }
 
 # Guest plan: kernel|args|cpus|timeout|script, one line per boot of a script.
@@ -350,15 +368,32 @@ collect_group() {
 	scan_console "$dir/console.log" "$dir/badness" kernel-log-clean
 }
 
+# What no load can change runs at nice 19 beside the one-by-one boots,
+# on the CPU time they leave (about half of the two host CPUs: their
+# guests wait on timers, jq and BPF loading are single-threaded): the host
+# checks (nothing they check is timed) and the bench's icount run
+# (virtual time).  A nice-0 vCPU thread preempts them at once.  Without
+# boots they run first, in the foreground.
+early=''
+if [ -s "$res/groups" ]; then
+	# ($$ is the runner's pid in a subshell too; the builtin read of
+	# /proc/self/stat is the subshell's own.)
+	( read -r self _ < /proc/self/stat; renice -n 19 -p "$self" > /dev/null 2>&1 || true
+	  host_checks ) &
+	early=$!
+	if [ -n "$bench" ]; then bench_selftest icount & early="$early $!"; fi
+fi
+
 # Parallel groups ("# pxtest-parallel: yes" scripts, "+parallel" boots:
 # no check that host load can break -- the proxy-off controls, whose
 # inversions only grow with load, a boot of its own for a command line)
-# run side by side with the bench's self-test, after the others, holding
-# the guest lock together; the rest one by one.  A single guest leaves a
-# third of the two host CPUs idle (single-threaded guest work: jq, BPF
-# loading); side by side they use it.  Longest first, at most one boot per
-# host CPU at a time, each at nice -10 until it reaches /init: six guests
-# booting at once beside busy ones took 33-75 s each.
+# run side by side with the bench's self-test (its host-clock run), after
+# the others, holding the guest lock together; the rest one by one.  A
+# single guest leaves a third of the two host CPUs idle (single-threaded
+# guest work: jq, BPF loading); side by side they use it.  Longest first,
+# at most one boot per host CPU at a time, each at nice -10 until it
+# reaches /init: six guests booting at once beside busy ones took 33-75 s
+# each.
 : > "$res/groups-parallel"
 while IFS='|' read -r k args cpus par; do
 	group_dir "$k" "$args" "$cpus" "$par"
@@ -381,7 +416,8 @@ if [ -s "$res/groups-parallel" ]; then
 		echo "$total|$k|$args|$cpus|$par"
 	done < "$res/groups-parallel" | sort -t'|' -k1,1nr > "$res/groups-parallel.order"
 	ncpu=$(nproc) booting=''
-	[ -z "$bench" ] || bench_selftest &
+	pids=$early
+	[ -z "$bench" ] || { bench_selftest host & pids="$pids $!"; }
 	while IFS='|' read -r _ k args cpus par; do
 		group_dir "$k" "$args" "$cpus" "$par"
 		# One boot per host CPU at a time: wait until a booting guest
@@ -402,15 +438,23 @@ if [ -s "$res/groups-parallel" ]; then
 		done
 		boot_group_again "$k" "$args" "$cpus" --no-lock --boot-nice -10 &
 		booting="$booting $!:$dir"
+		pids="$pids $!"
 	done < "$res/groups-parallel.order"
-	wait
+	# shellcheck disable=SC2086 # pids, split on purpose
+	wait $pids
 	exec 9>&-
 	while IFS='|' read -r k args cpus par; do
 		group_dir "$k" "$args" "$cpus" "$par"
 		collect_group
 	done < "$res/groups-parallel"
-elif [ -n "$bench" ]; then
-	bench_selftest
+else
+	[ -n "$early" ] || host_checks
+	# shellcheck disable=SC2086 # pids, split on purpose
+	[ -z "$early" ] || wait $early
+	if [ -n "$bench" ]; then
+		[ -n "$early" ] || bench_selftest icount
+		bench_selftest host
+	fi
 fi
 
 # Declared boots that are not planned any more (a pxtest-boot line went):

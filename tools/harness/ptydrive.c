@@ -307,7 +307,13 @@ static bool tty_restored(int fd)
 	return !tcgetattr(fd, &tio) && (tio.c_lflag & ICANON) && (tio.c_lflag & ECHO);
 }
 
-/* Child: its own process group, the terminal's foreground one, then exec. */
+/*
+ * Child: its own process group, the terminal's foreground one, then exec.
+ * The terminal's signals get their default actions, as a shell gives a
+ * foreground job: ptydrive started in the background by a non-interactive
+ * shell inherits SIGINT and SIGQUIT ignored, and a Ctrl-C it types would
+ * then do nothing.
+ */
 static void __attribute__((noreturn)) run_child(int master, int slave_fd, char **argv)
 {
 	close(master);
@@ -316,6 +322,8 @@ static void __attribute__((noreturn)) run_child(int master, int slave_fd, char *
 	signal(SIGTTOU, SIG_DFL);
 	signal(SIGTTIN, SIG_DFL);
 	signal(SIGTSTP, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	if (dup2(slave_fd, 0) < 0 || dup2(slave_fd, 1) < 0 || dup2(slave_fd, 2) < 0)
 		_exit(127);
 	if (slave_fd > 2)
