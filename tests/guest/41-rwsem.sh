@@ -9,7 +9,9 @@
 # rwsem; with proxy_exec=...,rwsem=off (the control, same kernel) the
 # reader sits out the writer's throttled periods.  With readers owning the rwsem
 # (--bg-read) nothing is proxied and sched_proxy_abort says why
-# (owner_readers).
+# (owner_readers).  A file's i_rwsem (mmapdemo --inode) as mmap_lock.
+# Lab chains that mix mutexes and rwsems (held for writing, waited for by
+# writers and readers) are followed to their end.
 #
 # Usage: sh 41-rwsem.sh   (in the guest; tools in /usr/bin)
 # pxtest-boot: lean
@@ -120,6 +122,28 @@ if [ $mmap_ok = 0 ]; then
 	fi
 fi
 
+# The same contest on a file's i_rwsem (mmapdemo --inode): the throttled
+# writer write()s 4 MB to a file in the guest's /tmp, the other writer
+# times 1-byte pwrite()s to it; bounds as for mmap_lock.  (64 MB took 137
+# ms of CPU a write on the lean kernel, 683 ms on the debug one: at 1 ms
+# per 100 ms the first write alone outlasted the run.)
+if demo inode -d 2s -H 0 --throttle --inode --size 4; then
+	rmax=$((inode_max / inode_cs))
+	if [ $rw = on ]; then
+		[ "$(picks inode)" -gt 0 ] && ok rwsem/inode-proxied ||
+			notok rwsem/inode-proxied "no sched_proxy_pick with lock_type=rwsem"
+		if [ "$rmax" -le 6 ]; then
+			ok rwsem/inode-bounded
+		else
+			notok rwsem/inode-bounded "writer's longest wait ${rmax}x the other writer's critical section (limit 6x)"
+			keep inode
+		fi
+	else
+		check rwsem/inode-inversion-seen "writer's longest wait ${rmax}x the other writer's critical section (want >= 20x: the control must show the inversion)" \
+			[ "$rmax" -ge 20 ]
+	fi
+fi
+
 # Readers own it: no task to run; the writer's donor is blocked for real,
 # and the inversion stays (the throttled reader holds the lock across
 # periods; seen: 57x with rwsem proxying): reported, not removed.
@@ -135,5 +159,50 @@ if demo readers -d 2s -H 0 --bg-read --throttle; then
 		[ "$n" = 0 ] && ok rwsem/readers-not-followed ||
 			notok rwsem/readers-not-followed "$n rwsem aborts with rwsem=off"
 	fi
+fi
+
+# Chains that mix lock types, from the lab (kernels whose lab has rwsems):
+# the RT waiter blocks on lab lock 0, owner k (CFS) holds lock k and
+# blocks on lock k+1, the tail burns 1 ms beside an RT hog on the one CPU.
+# LOCKS names each link, the waiter's first: an rwsem its owner holds for
+# writing, waited for as a writer (write) or a reader (read), or a mutex.
+# With rwsem proxying the waiter's context runs the tail through every
+# link: a pick of the waiter at depth 3, no wait as long as a whole hog
+# burst (100 ms), the median within a few burns.  With rwsem=off the
+# chain ends at the first rwsem and the hog starves the tail: most waits
+# last a whole burst.
+# mixed NAME LOCKS: one run of 10 iterations, recorded.
+mixed() {
+	name=$1
+	px_record "$T/$name" -e sched_proxy:sched_proxy_pick \
+		inversion chain -D 3 --locks "$2" -b 1000 -n 10 -q -t 120 -o "$T/$name.json"
+	jvars "$T/$name.json" okf=.ok count=.latency.count capped=.checks.hog_capped \
+		p50=.latency.p50 burn=.params.burn_ns waiter=.checks.waiter_pid locks='.params.locks | join(",")'
+	why=''
+	if [ "$px_rc" != 0 ]; then
+		why="exit $px_rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+	elif [ "$okf" != true ] || [ "$count" != 10 ] || [ "$locks" != "$2" ]; then
+		why="result file: ok ${okf:-none}, count ${count:-none} of 10, locks ${locks:-none} (want $2)"
+	fi
+	check "rwsem/$name-completes" "$why" [ -z "$why" ]
+	[ -z "$why" ] || return 0
+	deep=$(grep 'sched_proxy_pick:' "$T/$name.txt" | grep -c "donor_pid=$waiter .*depth=3 ")
+	echo "# $name ($2, rwsem=$rw): p50 $((p50 / 1000)) us, $capped of 10 waits hog-capped, $deep picks of the waiter at depth 3"
+	if [ $rw = on ]; then
+		lim=5; [ "${PX_KERNEL:-lean}" = debug ] && lim=10
+		[ "$deep" -gt 0 ] && ok "rwsem/$name-followed" ||
+			notok "rwsem/$name-followed" "no sched_proxy_pick of the waiter (pid $waiter) at depth 3"
+		[ "$capped" = 0 ] && [ "$p50" -lt $((lim * burn)) ] && ok "rwsem/$name-bounded" ||
+			notok "rwsem/$name-bounded" "$capped of 10 waits lasted a whole hog burst, p50 $((p50 / 1000)) us (limits 0, ${lim}x the 1-ms burn)"
+	else
+		[ "$deep" = 0 ] && [ "$capped" -ge 5 ] && ok "rwsem/$name-inversion-seen" ||
+			notok "rwsem/$name-inversion-seen" "$capped of 10 waits lasted a whole hog burst (want >= 5), $deep picks at depth 3 (want 0) with rwsem=off"
+	fi
+}
+if labcheck --help > /dev/null 2>&1 && [ -e /sys/kernel/debug/proxylab_rwsem_state ]; then
+	mixed mixed-wmr write,mutex,read
+	mixed mixed-rwm read,write,mutex
+else
+	skip rwsem/mixed "no rwsems in this kernel's lab (debugfs proxylab_rwsem_state)"
 fi
 finish

@@ -147,6 +147,8 @@ loop_cfs() {
 		running && lab cfs cfs 3 inversion cfs -c $c --first-mutex 2
 	done
 }
+mixed=''
+[ ! -e /sys/kernel/debug/proxylab_rwsem_state ] || mixed=chain:chain-mixed
 loop_chain() {
 	i=0
 	while running; do
@@ -154,6 +156,9 @@ loop_chain() {
 			c=$((i % ncpu)) i=$((i + 1))
 			running && lab chain chain-$d 10 inversion chain -D $d -c $c --first-mutex 3
 		done
+		# A chain of both lock types (the lab's rwsems 3-5, no other loop's).
+		[ -z "$mixed" ] || ! running ||
+			lab chain chain-mixed 10 inversion chain -D 3 --locks write,mutex,read -c $c --first-mutex 3
 	done
 }
 # football: 3 s games, 2 s apart, so that SCHED_OTHER work (locktorture's
@@ -184,7 +189,8 @@ loop_rename() {
 	done
 }
 # mmap_lock, an rw_semaphore: a writer-owned round (proxied) and a
-# reader-owned one (donors blocked for real), each on the next CPU.
+# reader-owned one (donors blocked for real), each on the next CPU; then
+# a file's i_rwsem, writer-owned.
 loop_mmap() {
 	i=0
 	sleep 10
@@ -193,6 +199,8 @@ loop_mmap() {
 		lab mmap mmap 100 mmapdemo -c $c -H 1 --nice 10 --size 16
 		running || break
 		lab mmap mmap-bg-read 20 mmapdemo --bg-read -c $c -H 1 --nice 10 --size 16
+		running || break
+		lab mmap inode 100 mmapdemo --inode -c $c -H 1 --nice 10 --size 16
 	done
 }
 # ww_mutex selftest: the module's init runs every test, a failure fails the load.
@@ -384,7 +392,7 @@ skipped ww || { [ "$ww_loads" -gt 0 ] && [ "$ww_failed" = 0 ] && [ ! -e "$O/ww.c
 missing= missing_loops=
 for s in rt:rt rt:sleep-owner dl:dl dl:xcpu cfs:cfs cfs:cfs-throttle chain:chain-1 chain:chain-2 \
 	chain:chain-3 chain:chain-4 football:football football:football-float rename:rename \
-	mmap:mmap mmap:mmap-bg-read; do
+	mmap:mmap mmap:mmap-bg-read mmap:inode $mixed; do
 	skipped "${s%:*}" && continue
 	awk -v s=${s#*:} '$2 == s { f = 1 } END { exit !f }' "$O/lab.tsv" || missing="$missing ${s#*:}"
 	awk -v l=${s%:*} '$1 == l { f = 1 } END { exit !f }' "$O/lab.tsv" ||

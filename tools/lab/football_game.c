@@ -118,15 +118,15 @@ static void run_fb_owner(int k)
 	pin_team_or_fail(k, who);
 	other_or_fail(who);
 	fd = lab_open(who);
-	lab_lock(fd, m, who);
+	lab_lock(fd, m, LK_MUTEX, who);
 	__atomic_fetch_add(&sh->owner_acq[k], 1, __ATOMIC_RELAXED);
 	post(&sh->ready);
 	for (;;) {
 		lab_usecs(fd, PROXYLAB_IOC_BURN, env.burn_us, who);
-		lab_unlock(fd, m, who);
+		lab_unlock(fd, m, LK_MUTEX, who);
 		if (sh->stop)
 			break;
-		lab_lock(fd, m, who);
+		lab_lock(fd, m, LK_MUTEX, who);
 		__atomic_fetch_add(&sh->owner_acq[k], 1, __ATOMIC_RELAXED);
 	}
 	close(fd);
@@ -147,11 +147,11 @@ static void run_fb_defense(int k)
 	if (!wait_sem(&sh->go))
 		child_exit();
 	while (!sh->stop) {
-		ns = lab_lock(fd, m, who);
+		ns = lab_lock(fd, m, LK_MUTEX, who);
 		if (sh->kickoff)
 			lab_check_break(m, ns);
 		lab_usecs(fd, PROXYLAB_IOC_BURN, 20, who);
-		lab_unlock(fd, m, who);
+		lab_unlock(fd, m, LK_MUTEX, who);
 		__atomic_fetch_add(&sh->defense_acq[k], 1, __ATOMIC_RELAXED);
 		if (!sh->kickoff)
 			continue;

@@ -62,6 +62,7 @@ TRACE_MARKER ", writes 0 to tracing_on and ends the\n"
 "    inversion cfs -n 20 --throttle    # owner group also under cpu.max\n"
 "    inversion chain -D 4 -o c.json    # chain of 4 owners, JSON result\n"
 "    inversion chain -D 3 -c 0-3 --spread  # owner k on CPU k+1\n"
+"    inversion chain -D 3 --locks mutex,read,write  # rwsems in the chain\n"
 "    inversion xcpu -c 0,1 --hist h.txt\n"
 "    inversion football -d 3s          # exit 3 if the ball moved\n"
 "    inversion rt --break 5000         # stop the trace at a wait > 5 ms\n"
@@ -84,6 +85,7 @@ static const struct argp_option opts[] = {
 	{ "hog-prio", OPT_HOG_PRIO, "PRIO", 0, "SCHED_FIFO priority of the hogs (default 50)", 0 },
 	{ "hogs", 'H', "N", 0, "hogs/spinners (default 2 for cfs, else 1)", 0 },
 	{ "iterations", 'n', "N", 0, "acquisitions to measure (default 100, cfs 20)", 0 },
+	{ "locks", OPT_LOCKS, "LIST", 0, "the lab lock of each link, the waiter's first: mutex, write (an rwsem its owner holds for writing, waited for as a writer) or read (the same, waited for as a reader); one entry for every link or one per link (default mutex)", 0 },
 	{ "sleep", 's', "USEC", 0, "sleep-owner: time the owner sleeps while holding (default 1000)", 0 },
 	{ "throttle", OPT_THROTTLE, NULL, 0, "cfs: put the owner's group under cpu.max \"1000 100000\"", 0 },
 	{ "verbose", 'v', NULL, 0, "print each iteration's latency", 0 },
@@ -103,6 +105,31 @@ static const struct scenario_desc *find_scenario(const char *name)
 		if (!strcmp(scenarios[i].name, name))
 			return &scenarios[i];
 	return NULL;
+}
+
+/* --locks LIST: env.lock[], env.nlocks. */
+static void parse_locks(struct argp_state *state, char *arg)
+{
+	char *save = NULL, *t;
+
+	env.nlocks = 0;
+	for (t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum inv_lock l = LK_MUTEX;
+
+		if (!strcmp(t, "mutex") || !strcmp(t, "m"))
+			l = LK_MUTEX;
+		else if (!strcmp(t, "write") || !strcmp(t, "w"))
+			l = LK_WRITE;
+		else if (!strcmp(t, "read") || !strcmp(t, "r"))
+			l = LK_READ;
+		else
+			argp_error(state, "--locks: '%s' is not mutex, write or read", t);
+		if (env.nlocks == INV_MAX_DEPTH)
+			argp_error(state, "--locks: more than %d entries", INV_MAX_DEPTH);
+		env.lock[env.nlocks++] = l;
+	}
+	if (!env.nlocks)
+		argp_error(state, "--locks: no entry");
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -130,6 +157,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CGROUP:
 		env.cgroup = arg;
+		break;
+	case OPT_LOCKS:
+		parse_locks(state, arg);
 		break;
 	case OPT_CPU_MAX:
 		env.cpu_max = arg;
@@ -199,7 +229,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 static void check_env(struct argp_state *state)
 {
 	enum inv_scenario id = env.sc->id;
-	int n, error = 0;
+	int k, n, error = 0;
 
 	if (id == SC_FOOTBALL) {
 		football_defaults();
@@ -234,6 +264,19 @@ static void check_env(struct argp_state *state)
 		fprintf(stderr, "xcpu needs two CPUs in --cpus\n");
 		error = 1;
 	}
+	if (env.nlocks && id == SC_FOOTBALL) {
+		fprintf(stderr, "--locks is for the lock scenarios, not football\n");
+		error = 1;
+	} else if (env.nlocks == 1) {
+		for (k = 1; k < env.depth; k++)
+			env.lock[k] = env.lock[0];
+	} else if (env.nlocks && env.nlocks != env.depth) {
+		fprintf(stderr, "--locks: %d entries for %d link(s): give one, or one per link\n",
+			env.nlocks, env.depth);
+		error = 1;
+	}
+	for (k = 0; id != SC_FOOTBALL && k < env.depth; k++)
+		env.any_rwsem |= env.lock[k] != LK_MUTEX;
 	error |= football_check(id == SC_FOOTBALL ? n : 0);
 	error |= inv_check_mutexes(id == SC_FOOTBALL ? n : env.depth);
 	if (env.cpu_max && id != SC_CFS)

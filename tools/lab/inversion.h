@@ -23,8 +23,10 @@
  * in one MAP_SHARED mapping holding process-shared semaphores, counters
  * and the waiter's samples.  The parent only sets up, watches and reports.
  *
- * One iteration of a lock scenario (depth D holders H0..H(D-1), mutex
- * m(k) = first + k; the waiter wants m(0)):
+ * One iteration of a lock scenario (depth D holders H0..H(D-1), lab lock
+ * m(k) = first + k, a mutex or, with --locks, an rwsem that holder k
+ * write-holds and the one below it waits for as a writer or a reader; the
+ * waiter wants m(0)):
  *
  *	waiter				holder k
  *	post start[k]	  ------->	LOCK m(k)
@@ -60,10 +62,19 @@
 #include "pxutil.h"
 
 #define INV_MAX_DEPTH		PROXYLAB_NR_MUTEXES
+/* m(k) may be a mutex or an rwsem of the same index (--locks). */
+_Static_assert(PROXYLAB_NR_RWSEMS >= PROXYLAB_NR_MUTEXES, "fewer lab rwsems than mutexes");
 #define INV_MAX_HOGS		64
 #define INV_MAX_TEAM		64	/* football: owners = defense = offense */
 #define INV_MAX_SAMPLES		(1u << 20)
 #define INV_ERRLEN		256
+
+/* --locks: the type of lab lock m(k), and how the task below waits for it. */
+enum inv_lock {
+	LK_MUTEX,
+	LK_WRITE,	/* an rwsem, waited for as a writer */
+	LK_READ,	/* an rwsem, waited for as a reader (held for writing) */
+};
 
 enum inv_scenario {
 	SC_CFS,
@@ -126,6 +137,7 @@ struct inv_shared {
 };
 
 #define STATE_PATH	"/sys/kernel/debug/proxylab_state"
+#define RWSEM_STATE_PATH "/sys/kernel/debug/proxylab_rwsem_state"
 #define TRACE_MARKER	"/sys/kernel/tracing/trace_marker"
 #define TRACING_ON	"/sys/kernel/tracing/tracing_on"
 #define NSEC_PER_USEC	1000ULL
@@ -150,6 +162,9 @@ struct inv_env {
 	cpu_set_t	cpus;
 	int		cpu[2];		/* waiter's, owner's */
 	int		hogs, depth, first_mutex;
+	enum inv_lock	lock[INV_MAX_DEPTH];	/* m(k)'s type, --locks */
+	int		nlocks;			/* entries given, 0: all mutexes */
+	bool		any_rwsem;
 	int		waiter_prio, hog_prio, defense_prio, offense_prio;
 	const char	*cgroup;
 	int		weight;
@@ -185,6 +200,7 @@ enum option_values {
 	OPT_HOG_CAP,
 	OPT_HOG_PRIO,
 	OPT_KEEP_THROTTLE,
+	OPT_LOCKS,
 	OPT_OFFENSE_PRIO,
 	OPT_THROTTLE,
 	OPT_WAITER_PRIO,
@@ -204,8 +220,14 @@ int inv_check_mutexes(int used);
 /* inversion_lab.c: lab calls fail the calling child (child_fail()). */
 void lab_check_device(void);
 int lab_open(const char *who);
-uint64_t lab_lock(int fd, int idx, const char *who);
-void lab_unlock(int fd, int idx, const char *who);
+/* Wait for m(k) as its type says (LK_MUTEX: a lab mutex, as football). */
+uint64_t lab_lock(int fd, int idx, enum inv_lock type, const char *who);
+/* Hold m(k) exclusively: its holder. */
+uint64_t lab_hold(int fd, int idx, enum inv_lock type, const char *who);
+void lab_unlock(int fd, int idx, enum inv_lock type, const char *who);
+/* m(@idx)'s type, its --locks entry (mutex when beyond the chain). */
+enum inv_lock lab_type(int idx);
+const char *lab_type_name(enum inv_lock type);
 void lab_usecs(int fd, unsigned long req, uint64_t us, const char *who);
 bool lab_read_state(uint64_t acquired[], int holder[]);
 void lab_open_break_files(void);

@@ -2,7 +2,7 @@
 /*
  * inversion, football: access to the lab, /dev/proxylab (CONFIG_PROXYLAB):
  * the ioctls of a role (a failure ends the calling child, child_fail()),
- * the per-mutex counters in debugfs, and --break's trace marker.
+ * the per-lock counters in debugfs, and --break's trace marker.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,21 +31,43 @@ int lab_open(const char *who)
 	return fd;
 }
 
-uint64_t lab_lock(int fd, int idx, const char *who)
+enum inv_lock lab_type(int idx)
+{
+	int k = idx - env.first_mutex;
+
+	return k >= 0 && k < env.depth ? env.lock[k] : LK_MUTEX;
+}
+
+const char *lab_type_name(enum inv_lock type)
+{
+	return type == LK_WRITE ? "write" : type == LK_READ ? "read" : "mutex";
+}
+
+uint64_t lab_lock(int fd, int idx, enum inv_lock type, const char *who)
 {
 	struct proxylab_lock arg = { .idx = (uint32_t)idx };
+	unsigned long req = PROXYLAB_IOC_LOCK;
 
-	if (ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
-		child_fail("%s: LOCK %d: %s", who, idx, strerror(errno));
+	if (type != LK_MUTEX) {
+		req = PROXYLAB_IOC_RWSEM_LOCK;
+		arg.flags = type == LK_READ ? PROXYLAB_LOCK_READ : 0;
+	}
+	if (ioctl(fd, req, &arg))
+		child_fail("%s: LOCK %s %d: %s", who, lab_type_name(type), idx, strerror(errno));
 	return arg.wait_ns;
 }
 
-void lab_unlock(int fd, int idx, const char *who)
+uint64_t lab_hold(int fd, int idx, enum inv_lock type, const char *who)
+{
+	return lab_lock(fd, idx, type == LK_MUTEX ? LK_MUTEX : LK_WRITE, who);
+}
+
+void lab_unlock(int fd, int idx, enum inv_lock type, const char *who)
 {
 	uint32_t i = (uint32_t)idx;
 
-	if (ioctl(fd, PROXYLAB_IOC_UNLOCK, &i))
-		child_fail("%s: UNLOCK %d: %s", who, idx, strerror(errno));
+	if (ioctl(fd, type == LK_MUTEX ? PROXYLAB_IOC_UNLOCK : PROXYLAB_IOC_RWSEM_UNLOCK, &i))
+		child_fail("%s: UNLOCK %s %d: %s", who, lab_type_name(type), idx, strerror(errno));
 }
 
 void lab_usecs(int fd, unsigned long req, uint64_t us, const char *who)
@@ -55,21 +77,38 @@ void lab_usecs(int fd, unsigned long req, uint64_t us, const char *who)
 			   req == PROXYLAB_IOC_BURN ? "BURN" : "SLEEP", us, strerror(errno));
 }
 
-/* Per-mutex acquisition counters and holders from debugfs; false if absent. */
+/*
+ * Acquisition counters and holders of the lab locks m(k) from debugfs, by
+ * index, each from its own type's file (an rwsem's holder: its writer, or
+ * -1 while only read-held); false if a file the run needs is absent.
+ */
 bool lab_read_state(uint64_t acquired[], int holder[])
 {
 	FILE *f = fopen(STATE_PATH, "re");
 	char line[128];
 	long long acq;
-	int idx, pid;
+	int idx, pid, readers;
 
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%d %d %lld", &idx, &pid, &acq) == 3 &&
-		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES) {
+		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES && lab_type(idx) == LK_MUTEX) {
 			acquired[idx] = (uint64_t)acq;
 			holder[idx] = pid;
+		}
+	}
+	fclose(f);
+	if (!env.any_rwsem)
+		return true;
+	f = fopen(RWSEM_STATE_PATH, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %d %d %lld", &idx, &pid, &readers, &acq) == 4 &&
+		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES && lab_type(idx) != LK_MUTEX) {
+			acquired[idx] = (uint64_t)acq;
+			holder[idx] = pid ? pid : readers ? -1 : 0;
 		}
 	}
 	fclose(f);

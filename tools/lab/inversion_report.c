@@ -50,12 +50,21 @@ void print_header(void)
 		       env.duration_ns ? "ms" : "iterations", env.depth, env.burn_us,
 		       env.sleep_us, env.hogs, burst_hogs() ? " (bursts)" : " (spinning)",
 		       env.sc->id == SC_DL ? -1 : env.cpu[0], owner_cpu());
+	if (env.any_rwsem) {
+		int k;
+
+		fprintf(out, "  locks:");
+		for (k = 0; k < env.depth; k++)
+			fprintf(out, " %s", lab_type_name(env.lock[k]));
+		fprintf(out, " (waiter first)\n");
+	}
 	fflush(out);
 }
 
 static void json_params(struct px_json *j)
 {
 	char buf[256];
+	int k;
 
 	px_json_u64(j, "iterations", env.duration_ns ? 0 : env.iterations);
 	px_json_u64(j, "duration_ns", env.duration_ns);
@@ -68,6 +77,10 @@ static void json_params(struct px_json *j)
 	px_json_i64(j, "waiter_cpu", env.sc->id == SC_DL ? -1 : env.cpu[0]);
 	px_json_i64(j, "owner_cpu", owner_cpu());
 	px_json_i64(j, "first_mutex", env.first_mutex);
+	px_json_array_begin(j, "locks");
+	for (k = 0; k < mutexes_used(); k++)
+		px_json_string(j, NULL, lab_type_name(is_football() ? LK_MUTEX : env.lock[k]));
+	px_json_array_end(j);
 	switch (env.sc->id) {
 	case SC_CFS:
 		px_json_string(j, "waiter_policy", "SCHED_OTHER");

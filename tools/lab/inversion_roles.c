@@ -183,10 +183,10 @@ static void run_waiter(void)
 		sh->iter_done = 0;
 		for (h = 0; burst_hogs() && h < env.hogs; h++)
 			post(&sh->hog_go[h]);
-		ns = lab_lock(fd, m0, "waiter");
+		ns = lab_lock(fd, m0, lab_type(m0), "waiter");
 		lab_check_break(m0, ns);
 		sh->iter_done = 1;
-		lab_unlock(fd, m0, "waiter");
+		lab_unlock(fd, m0, lab_type(m0), "waiter");
 		sh->samples[sh->nsamples++] = ns;
 		sh->waiter_acq++;
 		if (env.verbose) {
@@ -260,22 +260,22 @@ static void run_holder(int k)
 		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
 	while (wait_sem(&sh->start[k])) {
 		rehome_holder(k, who);
-		lab_lock(fd, m, who);
+		lab_hold(fd, m, lab_type(m), who);
 		__atomic_fetch_add(&sh->holder_acq[k], 1, __ATOMIC_RELAXED);
 		post(&sh->held[k]);
 		if (!tail) {
 			if (!wait_step(&sh->chain_go[k]))
 				break;
-			lab_lock(fd, m + 1, who);
+			lab_lock(fd, m + 1, lab_type(m + 1), who);
 			__atomic_fetch_add(&sh->chain_acq[k], 1, __ATOMIC_RELAXED);
-			lab_unlock(fd, m + 1, who);
+			lab_unlock(fd, m + 1, lab_type(m + 1), who);
 		} else {
 			if (!wait_waiter_blocked())
 				break;
 			lab_usecs(fd, PROXYLAB_IOC_SLEEP, env.sleep_us, who);
 			lab_usecs(fd, PROXYLAB_IOC_BURN, env.burn_us, who);
 		}
-		lab_unlock(fd, m, who);
+		lab_unlock(fd, m, lab_type(m), who);
 		post(&sh->fin[k]);
 	}
 	close(fd);

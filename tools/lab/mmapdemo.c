@@ -23,6 +23,12 @@
  * tables, and the foreground times mprotect() of a small mapping of its
  * own (mmap_lock for writing).  Readers own the rwsem then, and proxy
  * execution does not follow readers: this inversion is expected to stay.
+ *
+ * --inode moves the same contest to another kernel rw_semaphore, a file's
+ * i_rwsem: the background write()s the whole populated mapping to a file
+ * in $TMPDIR (tmpfs or ramfs in the guest: generic_file_write_iter()
+ * holds i_rwsem for writing across the whole copy), the foreground times
+ * 1-byte pwrite()s to the same file, which need it for writing too.
  */
 #include <argp.h>
 #include <errno.h>
@@ -55,6 +61,7 @@ static struct env {
 	int		bg_nice, fg_nice;
 	uint64_t	size_mb;
 	bool		bg_read;
+	bool		inode;
 	bool		throttle;
 	const char	*cgroup;
 	bool		quiet;
@@ -84,12 +91,14 @@ static struct {
 
 static char *region;		/* the large mapping */
 static size_t region_len;
+static int file_fd = -1;	/* --inode: the file whose i_rwsem is contended */
 static FILE *out;
 static volatile sig_atomic_t exiting;
 
 const char *argp_program_version = "mmapdemo 1";
 static const char doc[] =
-"Time mmap_lock while a starved background thread holds it.\n"
+"Time mmap_lock (or a file's i_rwsem) while a starved background thread\n"
+"holds it.\n"
 "\n"
 "USAGE: mmapdemo [OPTIONS]\n"
 "\n"
@@ -98,6 +107,8 @@ static const char doc[] =
 "times reads of /proc/self/maps (mmap_lock for reading); the spinners load\n"
 "their CPU at nice 0.  --bg-read: the background reads /proc/self/smaps\n"
 "(mmap_lock for reading) and the foreground times mprotect() (for writing).\n"
+"--inode: the background write()s the mapping to a file in $TMPDIR (its\n"
+"i_rwsem for writing), the foreground times 1-byte pwrite()s to it.\n"
 "Prints the foreground's wait and the background's critical section (its CPU\n"
 "time per operation); -o/--hist as inversion(1).\n"
 "\n"
@@ -106,6 +117,7 @@ static const char doc[] =
 "    mmapdemo -d 5s -o r.json      # as long as 5 s lasts\n"
 "    mmapdemo --throttle -d 2s     # the writer throttled by cpu.max\n"
 "    mmapdemo --bg-read -n 100     # a reader-owned rwsem\n"
+"    mmapdemo --inode --throttle   # i_rwsem instead of mmap_lock\n"
 "\n"
 "Options:";
 
@@ -116,6 +128,7 @@ enum option_values {
 	OPT_FG_NICE,
 	OPT_GRACE,
 	OPT_HIST,
+	OPT_INODE,
 	OPT_NICE,
 	OPT_SIZE,
 };
@@ -130,6 +143,7 @@ static const struct argp_option opts[] = {
 	{ "grace", OPT_GRACE, "SEC", 0, "how long the background may take to complete one operation before timing starts (default 30)", 0 },
 	{ "hist", OPT_HIST, "FILE", 0, "write the gnuplot latency histogram to FILE", 0 },
 	{ "hogs", 'H', "N", 0, "spinners at nice 0 (default 2)", 0 },
+	{ "inode", OPT_INODE, NULL, 0, "contend on a file's i_rwsem instead: the background write()s the mapping to a file in $TMPDIR, the foreground times 1-byte pwrite()s to it", 0 },
 	{ "iterations", 'n', "N", 0, "foreground operations to time (default 500)", 0 },
 	{ "nice", OPT_NICE, "NICE", 0, "background's nice value (default 19)", 0 },
 	{ "output", 'o', "FILE", 0, "write the JSON result to FILE (- for stdout)", 0 },
@@ -179,6 +193,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_HIST:
 		env.hist_path = arg;
 		break;
+	case OPT_INODE:
+		env.inode = true;
+		break;
 	case OPT_NICE:
 		env.bg_nice = px_arg_long(state, "nice value", arg, -20, 19);
 		break;
@@ -191,6 +208,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "unexpected argument: %s\n", arg);
 		argp_usage(state);
+		break;
+	case ARGP_KEY_END:
+		if (env.inode && env.bg_read)
+			argp_error(state, "--inode and --bg-read: the background writes the file");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -222,11 +243,18 @@ static int read_all(int fd)
 
 /*
  * One background critical section: both mprotect()s (each holds
- * mmap_lock for writing over the whole mapping), or one read of smaps
- * (for reading, walking the mapping's page tables).
+ * mmap_lock for writing over the whole mapping), one read of smaps (for
+ * reading, walking the mapping's page tables), or --inode one write() of
+ * the mapping to the file (its i_rwsem for writing, the whole copy).
  */
 static int bg_op(int smaps_fd)
 {
+	ssize_t n;
+
+	if (env.inode) {
+		n = pwrite(file_fd, region, region_len, 0);
+		return n < 0 ? -errno : (size_t)n != region_len ? -EIO : 0;
+	}
 	if (env.bg_read)
 		return read_all(smaps_fd);
 	if (mprotect(region, region_len, PROT_READ) ||
@@ -364,6 +392,26 @@ static void cgroup_cleanup(void)
 	cgroup_remove(env.cgroup);
 }
 
+/*
+ * --inode: an unlinked file in $TMPDIR (default /tmp), filled once, so
+ * that each background write() overwrites pages the file already has.
+ */
+static int open_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int f;
+
+	snprintf(path, sizeof(path), "%s/mmapdemo.XXXXXX", dir && *dir ? dir : "/tmp");
+	f = mkstemp(path);
+	if (f < 0)
+		px_fatal(1, "--inode: cannot create a file in %s", dir && *dir ? dir : "/tmp");
+	unlink(path);
+	if (pwrite(f, region, region_len, 0) != (ssize_t)region_len)
+		px_fatal(1, "--inode: cannot write %" PRIu64 " MB to %s", env.size_mb, path);
+	return f;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -385,11 +433,12 @@ int main(int argc, char **argv)
 	char *small;
 	long page = sysconf(_SC_PAGESIZE);
 
-	if (px_result_init(&res, "mmapdemo", "mmap_lock_wait", argc, argv))
-		px_fatal(1, "out of memory");
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
+	if (px_result_init(&res, "mmapdemo", env.inode ? "i_rwsem_wait" : "mmap_lock_wait",
+			   argc, argv))
+		px_fatal(1, "out of memory");
 	out = env.json_path && !strcmp(env.json_path, "-") ? stderr : stdout;
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -412,6 +461,8 @@ int main(int argc, char **argv)
 	fd = open("/proc/self/maps", O_RDONLY);
 	if (fd < 0)
 		px_fatal(1, "cannot open /proc/self/maps");
+	if (env.inode)
+		file_fd = open_file();
 
 	cgroup_setup();
 	fflush(NULL);
@@ -438,8 +489,10 @@ int main(int argc, char **argv)
 			env.duration_ns ? "for " : "",
 			env.duration_ns ? env.duration_ns / 1000000 : env.iterations,
 			env.duration_ns ? "ms" : "operations", env.cpu, env.fg_nice,
+			env.inode ? "pwrite()s 1 byte (i_rwsem, write)" :
 			env.bg_read ? "mprotect()s (write)" : "reads maps (read)",
-			env.bg_nice, env.bg_read ? "reads smaps (read)" : "mprotect()s (write)",
+			env.bg_nice, env.inode ? "write()s the file (i_rwsem, write)" :
+			env.bg_read ? "reads smaps (read)" : "mprotect()s (write)",
 			env.size_mb, env.hogs);
 	end = px_now_ns() + env.duration_ns;
 	while (!exiting && bg.ready && !bg.err &&
@@ -447,7 +500,10 @@ int main(int argc, char **argv)
 		int ret = 0;
 
 		t0 = px_now_ns();
-		if (env.bg_read) {
+		if (env.inode) {
+			if (pwrite(file_fd, small, 1, 0) != 1)
+				ret = -errno;
+		} else if (env.bg_read) {
 			if (mprotect(small, page, (n & 1) ? PROT_READ | PROT_WRITE : PROT_READ))
 				ret = -errno;
 		} else {
@@ -480,6 +536,8 @@ int main(int argc, char **argv)
 	if (children_ok && !bg_ops)
 		px_warnx("the background never completed an operation: no contention was measured");
 	close(fd);
+	if (file_fd >= 0)
+		close(file_fd);
 
 	want = env.duration_ns ? n : env.iterations;
 	ok = children_ok && n == want && res.samples.n == n && bg_ops > 0;
@@ -491,7 +549,8 @@ int main(int argc, char **argv)
 		children_ok ? "ok" : "FAILED", ok ? "OK" : "INCONSISTENT");
 
 	if (env.json_path) {
-		j = px_result_json_begin(&res, env.json_path, env.bg_read ? "mmap-bg-read" : "mmap");
+		j = px_result_json_begin(&res, env.json_path, env.inode ? "inode" :
+					 env.bg_read ? "mmap-bg-read" : "mmap");
 		if (!j) {
 			px_warn("cannot write %s", env.json_path);
 			ok = false;
@@ -503,6 +562,7 @@ int main(int argc, char **argv)
 			px_json_i64(j, "fg_nice", env.fg_nice);
 			px_json_i64(j, "bg_nice", env.bg_nice);
 			px_json_u64(j, "size_mb", env.size_mb);
+			px_json_string(j, "lock", env.inode ? "i_rwsem" : "mmap_lock");
 			px_json_string(j, "bg_holds", env.bg_read ? "read" : "write");
 			px_json_string(j, "cpu_max", env.throttle ? BG_CPU_MAX : "max");
 			px_result_json_checks(&res, j);
@@ -516,7 +576,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (env.hist_path && px_result_write_hist(&res, env.hist_path, "mmapdemo mmap_lock wait")) {
+	if (env.hist_path && px_result_write_hist(&res, env.hist_path, env.inode ?
+						  "mmapdemo i_rwsem wait" : "mmapdemo mmap_lock wait")) {
 		px_warn("cannot write %s", env.hist_path);
 		ok = false;
 	}
