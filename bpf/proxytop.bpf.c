@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * proxytop: every sched_proxy event, counted system-wide, plus per
- * donor/owner pair donor runtime, picks, deepest chain and migrations.
+ * donor/owner pair donor runtime, picks (and the kinds of lock they went
+ * through), deepest chain and migrations.
  *
  * The user side (tools/observe/proxytop*.c) reads, never clears: the
  * cumulative pairs map (struct px_pair, filtered by -p/-c), the per-CPU
@@ -41,17 +42,30 @@ pair(struct task_struct *donor, struct task_struct *owner, struct px_counters *c
 	return p;
 }
 
+/*
+ * @blocked_on is the last lock of the chain, the one @owner holds, tagged
+ * as task_struct::blocked_on is (bit 0: an rw_semaphore, else a mutex).
+ * A donor is picked on one runqueue at a time, under that runqueue's
+ * lock: max_depth and lock_types need no atomics.
+ */
 static __always_inline int
-on_pick(struct task_struct *donor, struct task_struct *owner, int depth)
+on_pick(struct task_struct *donor, struct task_struct *owner, void *blocked_on, int depth)
 {
+	bool rwsem = px_blocked_on_is_rwsem(blocked_on);
+	__u32 type = rwsem ? PX_LOCK_RWSEM : PX_LOCK_MUTEX;
 	struct px_counters *c = cnt();
 	struct px_pair *p;
 
 	if (!c)
 		return 0;
 	c->picks++;
+	if (rwsem)
+		c->picks_rwsem++;
 	p = pair(donor, owner, c);
 	if (p) {
+		/* The type before the count: no pick is counted without it. */
+		if (!(p->lock_types & type))
+			p->lock_types |= type;
 		__sync_fetch_and_add(&p->picks, 1);
 		if (depth > 0 && (__u32)depth > p->max_depth)
 			p->max_depth = depth;
@@ -86,7 +100,7 @@ on_switch(struct task_struct *next, struct task_struct *next_donor)
 
 PX_TP(sched_proxy_pick, pick,
       PX_PROTO_PICK,
-      on_pick(donor, owner, depth))
+      on_pick(donor, owner, blocked_on, depth))
 
 PX_TP(sched_proxy_abort, abort,
       PX_PROTO_ABORT,

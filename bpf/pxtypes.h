@@ -45,6 +45,15 @@ struct px_pair_key {
 	__u64 owner_start;
 };
 
+/*
+ * px_pair.lock_types: the kinds of lock a pair's sched_proxy_pick events
+ * went through (sched_proxy_pick's blocked_on tag, px_blocked_on_is_rwsem()),
+ * since the pair entered the map.  Bits are only ever set, like max_depth
+ * only grows: user space takes them from the newest snapshot.
+ */
+#define PX_LOCK_MUTEX		(1U << 0)
+#define PX_LOCK_RWSEM		(1U << 1)
+
 struct px_pair {
 	__u64 ns;		/* donor runtime: completed proxy stretches */
 	__u64 stretches;	/* completed proxy stretches */
@@ -56,7 +65,7 @@ struct px_pair {
 	__u32 donor_tgid;
 	__u32 owner_tgid;
 	__u32 max_depth;
-	__u32 pad;
+	__u32 lock_types;	/* PX_LOCK_*: the locks its picks went through */
 	char donor_comm[PX_COMM_LEN];
 	char owner_comm[PX_COMM_LEN];
 };
@@ -87,6 +96,7 @@ struct px_counters {
 	__u64 donated_ns;	/* completed stretches, unfiltered */
 	__u64 lost;		/* pairs that did not fit the map */
 	__u64 pairs_new;	/* pairs entered into the map */
+	__u64 picks_rwsem;	/* picks through an rw_semaphore (of picks) */
 };
 
 #endif /* __PXTYPES_H */

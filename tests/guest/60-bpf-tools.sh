@@ -767,6 +767,14 @@ if tool_start pa pxdonor -j 99 && tool_start pb pxdonor -j --max-pairs 2 99; the
 		i=$((i + 1))
 	done
 	inversion chain -D 3 -n 5 -q > "$T/inv.out" 2>&1 || say "inversion chain: $(tail -1 "$T/inv.out")"
+	# A chain whose links are rwsems (a lab with rwsems, kernel 0040):
+	# the LOCK column's other value.
+	rwlab=''
+	if [ -e /sys/kernel/debug/proxylab_rwsem_state ]; then
+		rwlab=1
+		inversion chain -D 2 --locks write,read -n 5 -q > "$T/inv.out" 2>&1 ||
+			say "inversion chain --locks: $(tail -1 "$T/inv.out")"
+	fi
 	echo 512 > /proc/sys/kernel/pid_max
 	true & p0=$!
 	wait $p0
@@ -807,6 +815,25 @@ if tool_start pa pxdonor -j 99 && tool_start pb pxdonor -j --max-pairs 2 99; the
 	jq -r '.rows[]? | "\(.pid) \(.top_pid) \(.comm)"' "$T/pt.out" > "$T/pt.pairs" 2>/dev/null
 	say "proxytop donor rows: $(sort -u "$T/pt.pairs" | tr '\n' ';')"
 	recycled proxytop $ptrc pt
+	# The lock types: every row with picks names them; the mutex chains'
+	# and rt runs' rows say mutex, the rwsem chain's rwsem, and
+	# rwsem_picks_per_s counts the latter only.
+	lt=$(jq -r '.rows[]? | select(.picks > 0) | .lock_type // "null"' "$T/pt.out" 2>/dev/null | sort | uniq -c | tr -s ' \n' ' ')
+	rwps=$(jq -s '[.[].rwsem_picks_per_s // 0] | add' "$T/pt.out" 2>/dev/null)
+	say "proxytop rows with picks by lock type: ${lt:-none}; rwsem picks/s summed over frames: ${rwps:-?}"
+	want_lt="mutex"; [ -z "$rwlab" ] || want_lt="mutex rwsem"
+	got_lt=$(jq -r '.rows[]? | select(.picks > 0) | .lock_type // "null"' "$T/pt.out" 2>/dev/null | sort -u | tr '\n' ' ')
+	if [ $ptrc -ne 0 ]; then
+		notok "bpf-tools/$boot/proxytop/lock-type" "exit $ptrc: $(head -2 "$T/pt.err")"
+	elif [ "$got_lt" != "$want_lt " ]; then
+		notok "bpf-tools/$boot/proxytop/lock-type" "rows with picks say: ${lt:-none}; want each of: $want_lt"
+	elif [ -n "$rwlab" ] && ! awk -v v="$rwps" 'BEGIN { exit !(v > 0) }'; then
+		notok "bpf-tools/$boot/proxytop/lock-type" "rwsem_picks_per_s ${rwps:-missing} in every frame, with an rwsem chain run"
+	elif [ -z "$rwlab" ] && [ "$rwps" != 0 ]; then
+		notok "bpf-tools/$boot/proxytop/lock-type" "rwsem_picks_per_s $rwps with mutex runs only"
+	else
+		ok "bpf-tools/$boot/proxytop/lock-type"
+	fi
 	evt=$(jlast "$T/pb.out" .evicted_total)
 	if [ $rcb -ne 0 ]; then
 		notok "bpf-tools/$boot/pxdonor/lru" "exit $rcb: $(head -2 "$T/pb.err")"

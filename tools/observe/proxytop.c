@@ -53,6 +53,9 @@ static const char doc[] =
 "owners ran on donors' behalf.  Rows (-p/-c filter them): DON_ms/s is\n"
 "donor runtime per second, DONORS/OWNERS distinct counterparts, MAXD the\n"
 "deepest chain seen, MIGR donor migrations, TOP the main counterpart.\n"
+"On a terminal at least 80 columns wide, LOCK tells which locks the picks\n"
+"went through since the pairs were first seen: mutex, rwsem, both, or -\n"
+"(none yet); -j gives it as lock_type.\n"
 "\n"
 "-T: the header's time carries the date too.\n"
 "\n"
@@ -239,7 +242,8 @@ static const char help_text[] =
 "Header: system-wide proxy picks, donor migrations, returns, sleeping-owner\n"
 "enqueues, aborts, activations and handoffs per second, and the share of\n"
 "all CPU time that owners ran on donors' behalf.  DON_ms/s: donor runtime\n"
-"per second; MAXD the deepest chain seen; MIGR donor migrations.\n";
+"per second; MAXD the deepest chain seen; MIGR donor migrations; LOCK the\n"
+"locks its picks went through so far: mutex, rwsem, both, or - (none).\n";
 
 /* Draw the window: the help or the current frame. */
 static void draw(const struct frame *fr, bool help)

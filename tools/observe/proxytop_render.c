@@ -22,6 +22,7 @@ struct row {
 	__u64 recv_ns;		/* cgroup view: received by owners in it */
 	__u64 picks, migrations;
 	__u32 max_depth;
+	__u32 lock_types;	/* PX_LOCK_* of its pairs, since they entered the map */
 	__u32 nother;		/* distinct counterparts; cgroup view: donors */
 	__u32 nowners;		/* cgroup view: distinct owners */
 	__u64 top_ns;
@@ -50,6 +51,7 @@ static void row_add(struct row *r, const struct px_pair *v, __u32 other_pid,
 	r->migrations += v->migrations;
 	if (v->max_depth > r->max_depth)
 		r->max_depth = v->max_depth;
+	r->lock_types |= v->lock_types;
 	r->nother++;
 	if (!r->top_comm || v->ns > r->top_ns) {
 		r->top_ns = v->ns;
@@ -148,6 +150,17 @@ static double per_sec(__u64 now, __u64 then, double secs)
 	return now > then && secs > 0 ? (now - then) / secs : 0;
 }
 
+/*
+ * The LOCK column and JSON lock_type: the kinds of lock (PX_LOCK_*) a
+ * row's picks went through, as pxchain names them; NULL when none.
+ */
+static const char *lock_type_name(__u32 types)
+{
+	static const char *const names[] = { NULL, "mutex", "rwsem", "both" };
+
+	return names[types & (PX_LOCK_MUTEX | PX_LOCK_RWSEM)];
+}
+
 
 /*
  * Append @item to the line of width @cols being written to @f, after two
@@ -178,9 +191,9 @@ int render_text(FILE *f, const struct frame *fr, const struct layout *lo)
 	__u64 don_now = c->donated_ns + fr->cur.open_ns;
 	__u64 don_then = p->donated_ns + fr->prev.open_ns;
 	double pct = per_sec(don_now, don_then, secs) / 1e9 / fr->ncpus * 100;
-	bool win = lo->cols > 0;
+	bool win = lo->cols > 0, lock;
 	int cgw = 20, cgw_cg = 28, prec = INT_MAX, title = 0, max_rows = lo->max_rows;
-	char item[8][96];
+	char item[8][96], lk[8] = "";
 	struct row *rows;
 	size_t n = 0, i;
 	int k, col = 0;
@@ -258,6 +271,11 @@ int render_text(FILE *f, const struct frame *fr, const struct layout *lo)
 	}
 	fputc('\n', f);
 	title++;
+	/*
+	 * The window only (-b keeps its format): LOCK before TOP-* in the
+	 * owner and donor views once their title fits, at 80 columns.
+	 */
+	lock = win && env.view != VIEW_CGROUP && lo->cols >= 80;
 	if (win) {
 		/* The last column (TOP-*) may be cut, never the header. */
 		cgw = lo->cols - 88 < 0 ? 0 : lo->cols - 88 > 20 ? 20 : lo->cols - 88;
@@ -272,10 +290,10 @@ int render_text(FILE *f, const struct frame *fr, const struct layout *lo)
 		fprintf(f, "%-*s %10s %10s %6s %6s %8s %4s %6s\n", cgw_cg, "CGROUP", "DON_ms/s",
 			"RECV_ms/s", "DONORS", "OWNERS", "PICKS/s", "MAXD", "MIGR");
 	else
-		fprintf(f, "%7s %-16s %-*s%s%10s %6s %8s %4s %6s  %s\n", "PID", "COMM",
+		fprintf(f, "%7s %-16s %-*s%s%10s %6s %8s %4s %6s%s  %s\n", "PID", "COMM",
 			cgw, cgw ? "CGROUP" : "", cgw ? " " : "", "DON_ms/s",
 			env.view == VIEW_OWNER ? "DONORS" : "OWNERS",
-			"PICKS/s", "MAXD", "MIGR",
+			"PICKS/s", "MAXD", "MIGR", lock ? " LOCK " : "",
 			env.view == VIEW_OWNER ? "TOP-DONOR" : "TOP-OWNER");
 	if (win)
 		prec = env.view == VIEW_CGROUP ? cgw_cg : cgw;
@@ -290,11 +308,13 @@ int render_text(FILE *f, const struct frame *fr, const struct layout *lo)
 				(unsigned long long)r->migrations);
 			continue;
 		}
-		fprintf(f, "%7llu %-16s %-*.*s%s%10.2f %6u %8.1f %4u %6llu  %u %s\n",
+		if (lock)
+			snprintf(lk, sizeof(lk), " %-5s", lock_type_name(r->lock_types) ?: "-");
+		fprintf(f, "%7llu %-16s %-*.*s%s%10.2f %6u %8.1f %4u %6llu%s  %u %s\n",
 			(unsigned long long)r->id, r->comm, cgw, cgw ? prec : 0,
 			pxbpf_cgroup_path(r->cgid), cgw ? " " : "",
 			r->ns / 1e6 / secs, r->nother, r->picks / secs, r->max_depth,
-			(unsigned long long)r->migrations, r->top_pid, r->top_comm);
+			(unsigned long long)r->migrations, lk, r->top_pid, r->top_comm);
 	}
 	if (!n)
 		fprintf(f, "(no proxy activity in this interval)\n");
@@ -308,6 +328,7 @@ void render_json(FILE *f, const struct frame *fr)
 	double secs = (fr->cur.ts - fr->prev.ts) / 1e9;
 	__u64 don_now = c->donated_ns + fr->cur.open_ns;
 	__u64 don_then = p->donated_ns + fr->prev.open_ns;
+	const char *lt;
 	struct px_json j;
 	struct row *rows;
 	size_t n, i;
@@ -336,6 +357,7 @@ void render_json(FILE *f, const struct frame *fr)
 	px_json_u64(&j, "evicted_pairs",
 		    fr->evicted > fr->prev_evicted ? fr->evicted - fr->prev_evicted : 0);
 	px_json_u64(&j, "evicted_pairs_total", fr->evicted);
+	px_json_double(&j, "rwsem_picks_per_s", per_sec(c->picks_rwsem, p->picks_rwsem, secs));
 	rows = build_rows(&fr->delta, &n);
 	px_json_array_begin(&j, "rows");
 	for (i = 0; rows && i < n && (long)i < env.rows; i++) {
@@ -360,6 +382,11 @@ void render_json(FILE *f, const struct frame *fr)
 		px_json_u64(&j, "picks", r->picks);
 		px_json_u64(&j, "max_depth", r->max_depth);
 		px_json_u64(&j, "migrations", r->migrations);
+		lt = lock_type_name(r->lock_types);
+		if (lt)
+			px_json_string(&j, "lock_type", lt);
+		else
+			px_json_null(&j, "lock_type");
 		px_json_object_end(&j);
 	}
 	px_json_array_end(&j);
