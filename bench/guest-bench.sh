@@ -152,6 +152,7 @@ one() {
 	chain) run_tool "$d" "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
 	rename) run_tool "$d" "$t" "$r" renamedemo ;;
 	mmap) run_tool "$d" "$t" "$r" mmapdemo --throttle ;;
+	inode) run_tool "$d" "$t" "$r" mmapdemo --throttle --inode --size 4 ;;
 	cyclictest) cyclic "$d" "$t" "$r" ;;
 	cyclictest-load)
 		# The load outlives the measurement by a second on each side.

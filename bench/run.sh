@@ -18,10 +18,11 @@
 #                        mutexonly  current with proxy_exec=enable,rwsem=off:
 #                                 rw_semaphore waiters do not donate (the
 #                                 mutex-only proxy execution of mainline),
-#                                 for the mmap scenario
-#   --scenarios LIST   comma list of cfs,rt,dl,chain,xcpu,rename,mmap,
+#                                 for the mmap and inode scenarios
+#   --scenarios LIST   comma list of cfs,rt,dl,chain,xcpu,rename,mmap,inode,
 #                      cyclictest,cyclictest-load,hackbench,messaging
 #                      (default all; mmap is mmapdemo, an rw_semaphore;
+#                      inode is mmapdemo --inode, a file's i_rwsem;
 #                      messaging is perf bench sched messaging)
 #   --duration SEC     seconds per scenario run (default 20; --quick 1)
 #   --cpus N           guest vCPUs (default 2)
@@ -75,13 +76,13 @@ cli_prog=bench
 . "$top/lib/sh/console.sh"
 
 all_modes=off,v4,current
-all_scen=cfs,rt,dl,chain,xcpu,rename,mmap,cyclictest,cyclictest-load,hackbench,messaging
+all_scen=cfs,rt,dl,chain,xcpu,rename,mmap,inode,cyclictest,cyclictest-load,hackbench,messaging
 modes=$all_modes scenarios=$all_scen duration='' cpus=2 repeat=1 burn=1000
 quick='' compare='' out='' plots=1 interleave=1 clock=icount
 while test $# -gt 0; do
 	case $1 in
 	--modes) checkarg "$1" $# "${2-}" '^(off|v4|current|v6handoff|mutexonly)(,(off|v4|current|v6handoff|mutexonly))*$'; modes=$2; shift ;;
-	--scenarios) checkarg "$1" $# "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|mmap|cyclictest|cyclictest-load|hackbench|messaging)(,(cfs|rt|dl|chain|xcpu|rename|mmap|cyclictest|cyclictest-load|hackbench|messaging))*$'
+	--scenarios) checkarg "$1" $# "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging)(,(cfs|rt|dl|chain|xcpu|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging))*$'
 		scenarios=$2; shift ;;
 	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
 	--cpus) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;

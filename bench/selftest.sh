@@ -232,7 +232,7 @@ check() {
 		and (.results | length) == ((.params.modes | length) * (.params.scenarios | length))
 		and all(.results[];
 			(.mode | str) and (.scenario | str)
-			and (.metric | IN("lock_wait", "rename", "mmap_lock_wait", "wakeup_latency", "run_time")) and .unit == "ns"
+			and (.metric | IN("lock_wait", "rename", "mmap_lock_wait", "i_rwsem_wait", "wakeup_latency", "run_time")) and .unit == "ns"
 			and (.status | IN("ok", "partial", "failed"))
 			and (.runs | num) and (.runs_ok | num) and (.repeats | length) == .runs
 			and (.median | pcts)

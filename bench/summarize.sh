@@ -386,6 +386,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 		case $s in
 		rename) metric=rename ;;
 		mmap) metric=mmap_lock_wait ;;
+		inode) metric=i_rwsem_wait ;;
 		cyclictest*) metric=wakeup_latency ;;
 		hackbench|messaging) metric=run_time ;;
 		esac
