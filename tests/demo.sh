@@ -42,6 +42,10 @@ say "renamedemo: real s_vfs_rename_mutex contention, background at nice 19"
 renamedemo -n 200 -q 2>&1 | tail -4
 say "mmapdemo: mmap_lock (an rw_semaphore) held for writing by a nice-19 mprotect() loop"
 mmapdemo -d 2s -q 2>&1 | tail -5
+say "mmapdemo --inode: a file's i_rwsem held for writing by a throttled nice-19 write() loop"
+mmapdemo --inode --throttle --size 4 -d 2s -q 2>&1 | tail -5
+say "a lab chain of mixed lock types: rwsem (write) -> mutex -> rwsem (read)"
+inversion chain -c 2 -D 3 --locks write,mutex,read -b 2000 -n 10 -q 2>&1 | grep -A2 '^lock_wait'
 
 say "cyclictest alone (5 s), then under a CFS inversion load (5 s)"
 cyclictest -q -m -D 5 -t -p 80 -i 1000 2>&1 | tail -4
