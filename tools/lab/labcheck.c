@@ -28,19 +28,17 @@
 #include <linux/proxylab.h>
 
 #include "pxutil.h"
+#include "labcheck.h"
 
 #define STATE_PATH	"/sys/kernel/debug/proxylab_state"
-#define RWSEM_STATE_PATH "/sys/kernel/debug/proxylab_rwsem_state"
 #define NR_USED		10
-#define NR_RW_USED	6
 
-static int failed, base;
+int failed, base;
 static bool run_errors = true, run_blocking = true;	/* --only */
 
-#define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
 
 /* ioctl result as 0 or an errno. */
-static int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
+int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
 {
 	struct proxylab_lock arg = { .idx = idx, .flags = flags };
 
@@ -51,17 +49,17 @@ static int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
 	return 0;
 }
 
-static int unlock_err(int fd, uint32_t idx)
+int unlock_err(int fd, uint32_t idx)
 {
 	return ioctl(fd, PROXYLAB_IOC_UNLOCK, &idx) ? errno : 0;
 }
 
-static int u64_err(int fd, unsigned long req, uint64_t v)
+int u64_err(int fd, unsigned long req, uint64_t v)
 {
 	return ioctl(fd, req, &v) ? errno : 0;
 }
 
-static uint64_t held_mask(int fd)
+uint64_t held_mask(int fd)
 {
 	uint64_t mask = UINT64_MAX;
 
@@ -70,7 +68,7 @@ static uint64_t held_mask(int fd)
 	return mask;
 }
 
-static const char *ename(int err)
+const char *ename(int err)
 {
 	static char buf[64];
 
@@ -89,7 +87,7 @@ static const char *ename(int err)
 	}
 }
 
-static void check_errno(const char *name, int got, int want)
+void check_errno(const char *name, int got, int want)
 {
 	check(name, got == want, "got %s, want %s", ename(got), ename(want));
 }
@@ -131,74 +129,7 @@ static void check_free(const char *name, int idx)
 	check(n, lock_is_free(idx), "mutex %d still held afterwards", idx);
 }
 
-static int rw_lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
-{
-	struct proxylab_lock arg = { .idx = idx, .flags = flags };
-
-	if (ioctl(fd, PROXYLAB_IOC_RWSEM_LOCK, &arg))
-		return errno;
-	if (wait_ns)
-		*wait_ns = arg.wait_ns;
-	return 0;
-}
-
-static int rw_unlock_err(int fd, uint32_t idx)
-{
-	return ioctl(fd, PROXYLAB_IOC_RWSEM_UNLOCK, &idx) ? errno : 0;
-}
-
-static uint64_t rw_held_mask(int fd)
-{
-	uint64_t mask = UINT64_MAX;
-
-	if (ioctl(fd, PROXYLAB_IOC_RWSEM_HELD, &mask))
-		return UINT64_MAX;
-	return mask;
-}
-
-/* debugfs writer pid and readers of rwsem @idx; false if not there. */
-static bool rw_state(int idx, int *writer, int *readers)
-{
-	FILE *f = fopen(RWSEM_STATE_PATH, "re");
-	char line[128];
-	int i, w, r;
-	long long acq;
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %d %d %lld", &i, &w, &r, &acq) == 4 && i == idx) {
-			*writer = w;
-			*readers = r;
-			found = true;
-		}
-	fclose(f);
-	return found;
-}
-
-/* Another process can write-lock and unlock rwsem @idx within a second. */
-static bool rw_is_free(int idx)
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		int fd = px_lab_open_or_exit(1);
-
-		_exit(rw_lock_err(fd, idx, 0, NULL) || rw_unlock_err(fd, idx) ? 1 : 0);
-	}
-	return pid > 0 && px_reap(pid, 1000) == 0;
-}
-
-static void check_rw_free(const char *name, int idx)
-{
-	char n[96];
-
-	snprintf(n, sizeof(n), "%s-then-free", name);
-	check(n, rw_is_free(idx), "rwsem %d still held afterwards", idx);
-}
-
-static bool wait_state(pid_t pid, char state, long ms)
+bool wait_state(pid_t pid, char state, long ms)
 {
 	for (; ms > 0; ms -= 5) {
 		if (px_task_state(pid) == state)
@@ -311,7 +242,7 @@ static void test_killed_waiter(int fd)
 	check_free("killed-waiter", m);
 }
 
-static void on_usr1(int sig)
+void on_usr1(int sig)
 {
 	(void)sig;
 }
@@ -348,7 +279,7 @@ static void test_sleep_eintr(void)
 #endif
 
 /* 0: blocked_on clear, 1: stale, -1: no proxy execution (ENOTTY), -2: error. */
-static int blocked_on(int fd)
+int blocked_on(int fd)
 {
 	uint32_t v = 0;
 
@@ -625,168 +556,6 @@ static void test_burn(int fd)
 	check("burn-uses-cpu", ns >= 9000000ULL, "thread CPU time grew %" PRIu64 " ns", ns);
 	check_errno("burn-zero", u64_err(fd, PROXYLAB_IOC_BURN, 0), 0);
 	check_errno("sleep-cap-ok", u64_err(fd, PROXYLAB_IOC_SLEEP, 1), 0);
-}
-
-/*
- * The rwsems' error paths and release rules: as the mutexes', plus the
- * modes (one HELD bit per mode, no interruptible writer, no second hold
- * of one rwsem through one file) and shared holds by two readers.
- */
-static void test_rwsem_errors(int fd)
-{
-	int a = base, b = base + 1, c = base + 2, w = 0, r = 0, status;
-	pid_t pid;
-
-	check_errno("rwsem-index-16-einval", rw_lock_err(fd, PROXYLAB_NR_RWSEMS, 0, NULL), EINVAL);
-	check_errno("rwsem-unlock-index-16-einval", rw_unlock_err(fd, PROXYLAB_NR_RWSEMS), EINVAL);
-	check_errno("rwsem-flags-einval", rw_lock_err(fd, a, 1u << 31, NULL), EINVAL);
-	check_errno("rwsem-interruptible-writer-einval",
-		    rw_lock_err(fd, a, PROXYLAB_LOCK_INTERRUPTIBLE, NULL), EINVAL);
-	check_errno("rwsem-both-waits-einval",
-		    rw_lock_err(fd, a, PROXYLAB_LOCK_READ | PROXYLAB_LOCK_INTERRUPTIBLE |
-				PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL), EINVAL);
-	check_rw_free("rwsem-flags-einval", a);
-	check_errno("rwsem-unlock-not-held-eperm", rw_unlock_err(fd, a), EPERM);
-
-	/* One bit per mode; a second hold of either mode is EDEADLK. */
-	check_errno("rwsem-write", rw_lock_err(fd, a, 0, NULL), 0);
-	check_errno("rwsem-read", rw_lock_err(fd, b, PROXYLAB_LOCK_READ, NULL), 0);
-	check("rwsem-held", rw_held_mask(fd) == (1ULL << a | 1ULL << (32 + b)),
-	      "RWSEM_HELD %#" PRIx64 ", want %#llx", rw_held_mask(fd),
-	      1ULL << a | 1ULL << (32 + b));
-	check("rwsem-mutex-held-apart", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));
-	check_errno("rwsem-rewrite-edeadlk", rw_lock_err(fd, a, PROXYLAB_LOCK_READ, NULL), EDEADLK);
-	check_errno("rwsem-reread-edeadlk", rw_lock_err(fd, b, PROXYLAB_LOCK_READ, NULL), EDEADLK);
-	check_errno("rwsem-read-then-write-edeadlk", rw_lock_err(fd, b, 0, NULL), EDEADLK);
-	if (rw_state(a, &w, &r))
-		check("rwsem-debugfs-writer", w == getpid() && r == 0,
-		      "debugfs: writer %d readers %d, want %d and 0", w, r, getpid());
-	if (rw_state(b, &w, &r))
-		check("rwsem-debugfs-reader", w == 0 && r == 1,
-		      "debugfs: writer %d readers %d, want 0 and 1", w, r);
-
-	/* A second reader shares b at once; a child may not unlock a. */
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		if (rw_unlock_err(fd, a) != EPERM)
-			_exit(2);
-		_exit(rw_lock_err(cfd, b, PROXYLAB_LOCK_READ, NULL) || rw_unlock_err(cfd, b) ? 1 : 0);
-	}
-	status = px_reap(pid, 2000);
-	check("rwsem-shared-read", status == 0, "child status %d (%s)", status,
-	      status == 1 ? "second reader could not lock" :
-	      status == 2 ? "foreign UNLOCK did not fail with EPERM" : "hung");
-	check_errno("rwsem-unlock-write", rw_unlock_err(fd, a), 0);
-	check_errno("rwsem-unlock-read", rw_unlock_err(fd, b), 0);
-	check("rwsem-held-empty", rw_held_mask(fd) == 0, "RWSEM_HELD %#" PRIx64, rw_held_mask(fd));
-	check_rw_free("rwsem-write", a);
-	check_rw_free("rwsem-read", b);
-
-	/* Exit releases both modes; so does close. */
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		_exit(rw_lock_err(cfd, a, 0, NULL) ||
-		      rw_lock_err(cfd, b, PROXYLAB_LOCK_READ, NULL) ? 1 : 0);
-	}
-	check("rwsem-exit-holding-status", px_reap(pid, 3000) == 0, "child could not lock");
-	check_rw_free("rwsem-exit-releases-write", a);
-	check_rw_free("rwsem-exit-releases-read", b);
-	{
-		int cfd = px_lab_open_or_exit(1);
-
-		check_errno("rwsem-lock-before-close", rw_lock_err(cfd, c, PROXYLAB_LOCK_READ, NULL), 0);
-		close(cfd);
-		check_rw_free("rwsem-close-releases", c);
-	}
-}
-
-/*
- * A reader waits behind a writer, killably or interruptibly, and gets the
- * rwsem once the writer leaves: the wait proxy execution changes.
- */
-static void test_rwsem_blocking(int fd)
-{
-	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
-	int a = base + 3, b = base + 4, status;
-	pid_t pid;
-
-	/* Killed while waiting for read: nothing held, rwsem still the parent's. */
-	check_errno("rwsem-write-for-kill", rw_lock_err(fd, a, 0, NULL), 0);
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		rw_lock_err(cfd, a, PROXYLAB_LOCK_READ, NULL);
-		_exit(0);	/* never reached while the parent holds a */
-	}
-	check("rwsem-reader-blocks-killable", wait_state(pid, 'D', 3000),
-	      "reader state %c, want D", px_task_state(pid));
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	check("rwsem-reader-killed", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	      "status %#x", status);
-	check_errno("rwsem-unlock-after-kill", rw_unlock_err(fd, a), 0);
-	check_rw_free("rwsem-killed-reader", a);
-
-	/* Interrupted while waiting for read, with PROXYLAB_LOCK_INTERRUPTIBLE. */
-	check_errno("rwsem-write-for-interruptible", rw_lock_err(fd, a, 0, NULL), 0);
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		sigaction(SIGUSR1, &sa, NULL);
-		if (rw_lock_err(cfd, a, PROXYLAB_LOCK_READ | PROXYLAB_LOCK_INTERRUPTIBLE,
-				NULL) != EINTR)
-			_exit(1);
-		if (rw_held_mask(cfd))
-			_exit(2);
-		_exit(blocked_on(cfd) == 1 ? 3 : 0);
-	}
-	wait_state(pid, 'S', 3000);
-	px_sleep_ns(50ULL * 1000000);
-	kill(pid, SIGUSR1);
-	status = px_reap(pid, 3000);
-	check("rwsem-read-interruptible-eintr", status == 0, "child status %d (%s)", status,
-	      status == 1 ? "RWSEM_LOCK did not return EINTR" : status == 2 ? "rwsem held" :
-	      status == 3 ? "stale blocked_on" : "hung or killed");
-	check_errno("rwsem-unlock-after-interruptible", rw_unlock_err(fd, a), 0);
-
-	/* A reader gets the rwsem when the writer leaves, having waited. */
-	check_errno("rwsem-write-for-wait", rw_lock_err(fd, b, 0, NULL), 0);
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-		uint64_t ns = 0;
-
-		if (rw_lock_err(cfd, b, PROXYLAB_LOCK_READ, &ns))
-			_exit(1);
-		if (blocked_on(cfd) == 1)
-			_exit(3);
-		_exit(ns >= 40000000ULL && !rw_unlock_err(cfd, b) ? 0 : 2);
-	}
-	wait_state(pid, 'D', 3000);
-	px_sleep_ns(50ULL * 1000000);
-	check_errno("rwsem-unlock-for-reader", rw_unlock_err(fd, b), 0);
-	status = px_reap(pid, 3000);
-	check("rwsem-reader-after-writer", status == 0, "reader status %d (%s)", status,
-	      status == 1 ? "RWSEM_LOCK failed" : status == 2 ? "wait_ns under 40 ms" :
-	      status == 3 ? "stale blocked_on" : "hung");
-	check_rw_free("rwsem-reader-after-writer", b);
-}
-
-/* 1 if the lab has rwsems, else a skip line for each kind asked for. */
-static bool have_rwsems(int fd)
-{
-	uint64_t mask;
-
-	if (!ioctl(fd, PROXYLAB_IOC_RWSEM_HELD, &mask))
-		return true;
-	printf("skip lab/rwsem - RWSEM_HELD: %s (a lab without rwsems)\n", ename(errno));
-	return false;
 }
 
 static const char doc[] =
