@@ -65,7 +65,7 @@ done
 
 res=$top/build/test-results/$(date +%Y%m%d-%H%M%S)
 [ -e "$res" ] && res=$res.$$
-mkdir -p "$res"
+mkdir -p "$res" "$res/host"
 : > "$res/summary"
 report() { echo "$*"; echo "$*" >> "$res/summary"; }
 note() { echo "tests: $*" >&2; }
@@ -183,7 +183,6 @@ host_check() {
 host_checks() {
 	# Host unit tests: build/tests/unit/NAME from tests/unit/NAME.c (make unit);
 	# a source without its binary is a SKIP, not silence.
-	mkdir -p "$res/host"
 	for u in "$top"/build/tests/unit/*; do
 		[ -f "$u" ] && [ -x "$u" ] || continue
 		name=$(basename "$u")
