@@ -373,15 +373,27 @@ collect_group() {
 # checks (nothing they check is timed) and the bench's icount run
 # (virtual time).  A nice-0 vCPU thread preempts them at once.  Without
 # boots they run first, in the foreground.
-early=''
+# Each leaves $res/early.NAME.done at its end: one that died on the way
+# (a shell error in a background job ends it silently) is a FAIL.
+early='' early_names=''
 if [ -s "$res/groups" ]; then
 	# ($$ is the runner's pid in a subshell too; the builtin read of
 	# /proc/self/stat is the subshell's own.)
 	( read -r self _ < /proc/self/stat; renice -n 19 -p "$self" > /dev/null 2>&1 || true
-	  host_checks ) &
-	early=$!
-	if [ -n "$bench" ]; then bench_selftest icount & early="$early $!"; fi
+	  host_checks; : > "$res/early.host-checks.done" ) &
+	early=$! early_names=host-checks
+	if [ -n "$bench" ]; then
+		( bench_selftest icount; : > "$res/early.bench-selftest-icount.done" ) &
+		early="$early $!" early_names="$early_names bench-selftest-icount"
+	fi
 fi
+# early_check: after the early jobs were waited for.
+early_check() {
+	for n in $early_names; do
+		[ -f "$res/early.$n.done" ] ||
+			report "FAIL [host] $n - ended before it finished (a shell error in a background job?)"
+	done
+}
 
 # Parallel groups ("# pxtest-parallel: yes" scripts, "+parallel" boots:
 # no check that host load can break -- the proxy-off controls, whose
@@ -441,6 +453,7 @@ if [ -s "$res/groups-parallel" ]; then
 	done < "$res/groups-parallel.order"
 	# shellcheck disable=SC2086 # pids, split on purpose
 	wait $pids
+	early_check
 	exec 9>&-
 	while IFS='|' read -r k args cpus par; do
 		group_dir "$k" "$args" "$cpus" "$par"
@@ -449,7 +462,7 @@ if [ -s "$res/groups-parallel" ]; then
 else
 	[ -n "$early" ] || host_checks
 	# shellcheck disable=SC2086 # pids, split on purpose
-	[ -z "$early" ] || wait $early
+	[ -z "$early" ] || { wait $early; early_check; }
 	if [ -n "$bench" ]; then
 		[ -n "$early" ] || bench_selftest icount
 		bench_selftest host

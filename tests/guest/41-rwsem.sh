@@ -85,24 +85,14 @@ keep() {
 # (up to 4x with proxying), and without the throttle a nice-19 writer
 # beside spinners gave 1-2x either way (EEVDF lets a starved task catch up
 # on its lag).
-# pxchain counts the picks by lock type from the same events (on the lean
-# kernel, which has the BTF the BPF tools need).
+# pxchain (the tool a user would run) watches the mmap_lock, i_rwsem and
+# reader-owned runs below, on the lean kernel (which has the BTF the BPF
+# tools need): it counts picks by lock type and aborts by the kernel's
+# reason names, checked after the last of them.
 pxc=no
 [ ! -e /sys/kernel/btf/vmlinux ] || ! tool_start pxc pxchain -j 99 || pxc=yes
 demo mmap -d 2s -H 0 --throttle
 mmap_ok=$?
-[ $pxc = no ] || tool_stop pxc
-if [ $pxc = yes ]; then
-	jvars "$T/pxc.out" px_rwsem=.lock_types.rwsem.picks px_mutex=.lock_types.mutex.picks
-	echo "# pxchain: rwsem picks ${px_rwsem:-?}, mutex picks ${px_mutex:-?}; the trace: $(picks mmap) rwsem picks"
-	if [ $rw = on ]; then
-		[ "${px_rwsem:-0}" -gt 0 ] && ok rwsem/pxchain-counts-rwsem ||
-			notok rwsem/pxchain-counts-rwsem "pxchain lock_types.rwsem.picks ${px_rwsem:-missing} (exit $rc)"
-	else
-		[ "${px_rwsem:-x}" = 0 ] && ok rwsem/pxchain-counts-rwsem ||
-			notok rwsem/pxchain-counts-rwsem "pxchain lock_types.rwsem.picks ${px_rwsem:-missing} with rwsem=off"
-	fi
-fi
 if [ $mmap_ok = 0 ]; then
 	rmax=$((mmap_max / mmap_cs))
 	if [ $rw = on ]; then
@@ -127,7 +117,7 @@ fi
 # times 1-byte pwrite()s to it; bounds as for mmap_lock.  (64 MB took 137
 # ms of CPU a write on the lean kernel, 683 ms on the debug one: at 1 ms
 # per 100 ms the first write alone outlasted the run.)
-if demo inode -d 2s -H 0 --throttle --inode --size 4; then
+if demo inode -d 1s -H 0 --throttle --inode --size 4; then
 	rmax=$((inode_max / inode_cs))
 	if [ $rw = on ]; then
 		[ "$(picks inode)" -gt 0 ] && ok rwsem/inode-proxied ||
@@ -147,8 +137,32 @@ fi
 # Readers own it: no task to run; the writer's donor is blocked for real,
 # and the inversion stays (the throttled reader holds the lock across
 # periods; seen: 57x with rwsem proxying): reported, not removed.
-if demo readers -d 2s -H 0 --bg-read --throttle; then
-	n=$(grep 'sched_proxy_abort:' "$T/readers.txt" | grep 'lock_type=rwsem' | grep -c 'reason=owner_readers')
+readers_ok=1
+demo readers -d 2s -H 0 --bg-read --throttle || readers_ok=0
+[ $pxc = no ] || tool_stop pxc
+# owner_readers aborts in a trace (the mmap run has some too: its writer
+# waits while the foreground reads)
+ownr() { grep 'sched_proxy_abort:' "$T/$1.txt" 2>/dev/null | grep 'lock_type=rwsem' | grep -c 'reason=owner_readers'; }
+if [ $pxc = yes ]; then
+	jvars "$T/pxc.out" px_rwsem=.lock_types.rwsem.picks px_mutex=.lock_types.mutex.picks \
+		pxn=.aborts.owner_readers
+	tr_picks=$(($(picks mmap) + $(picks inode 2> /dev/null)))
+	tr_ownr=$(($(ownr mmap) + $(ownr inode) + $(ownr readers)))
+	echo "# pxchain: rwsem picks ${px_rwsem:-?}, mutex picks ${px_mutex:-?}, owner_readers aborts ${pxn:-?}; the traces: $tr_picks rwsem picks, $tr_ownr owner_readers aborts"
+	if [ $rw = on ]; then
+		[ "${px_rwsem:-0}" -gt 0 ] && ok rwsem/pxchain-counts-rwsem ||
+			notok rwsem/pxchain-counts-rwsem "pxchain lock_types.rwsem.picks ${px_rwsem:-missing} (exit $rc)"
+		[ "$tr_ownr" -gt 0 ] && [ "${pxn:-0}" -ge "$tr_ownr" ] && ok rwsem/readers-pxchain ||
+			notok rwsem/readers-pxchain "pxchain aborts.owner_readers ${pxn:-missing} (exit $rc), the traces $tr_ownr (want >= the traces', > 0)"
+	else
+		[ "${px_rwsem:-x}" = 0 ] && ok rwsem/pxchain-counts-rwsem ||
+			notok rwsem/pxchain-counts-rwsem "pxchain lock_types.rwsem.picks ${px_rwsem:-missing} with rwsem=off"
+		[ "${pxn:-x}" = 0 ] && ok rwsem/readers-pxchain ||
+			notok rwsem/readers-pxchain "pxchain aborts.owner_readers ${pxn:-missing} with rwsem=off (exit $rc)"
+	fi
+fi
+if [ $readers_ok = 1 ]; then
+	n=$(ownr readers)
 	rmax=$((readers_max / readers_cs))
 	if [ $rw = on ]; then
 		[ "$n" -gt 0 ] && ok rwsem/readers-reported ||
