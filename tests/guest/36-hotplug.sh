@@ -72,7 +72,7 @@ check hotplug/all-cpus-back "online CPUs: $online" [ "$online" = 0-3 ]
 dmesg -c > /dev/null
 if modprobe locktorture torture_type=mutex_lock nwriters_stress=6 \
 	onoff_interval=1 onoff_holdoff=1 stat_interval=15 shutdown_secs=0; then
-	sleep 10
+	sleep 6
 	rmmod locktorture
 	dmesg > "$T/torture"
 	# locktorture prints no hotplug counts: the kernel's own lines.  A run
@@ -83,7 +83,7 @@ if modprobe locktorture torture_type=mutex_lock nwriters_stress=6 \
 	   [ "$offs" -ge 2 ]; then
 		ok hotplug/locktorture-onoff
 	elif [ "$offs" -lt 2 ]; then
-		notok hotplug/locktorture-onoff "only $offs CPUs taken offline by locktorture in 10 s (want 2 or more)"
+		notok hotplug/locktorture-onoff "only $offs CPUs taken offline by locktorture in 6 s (want 2 or more)"
 	else
 		notok hotplug/locktorture-onoff "$(grep -E 'End of test|!!!' "$T/torture" | tail -2)"
 	fi

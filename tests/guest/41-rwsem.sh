@@ -114,18 +114,24 @@ fi
 
 # The same contest on a file's i_rwsem (mmapdemo --inode): the throttled
 # writer write()s 4 MB to a file in the guest's /tmp, the other writer
-# times 1-byte pwrite()s to it; bounds as for mmap_lock.  (64 MB took 137
-# ms of CPU a write on the lean kernel, 683 ms on the debug one: at 1 ms
-# per 100 ms the first write alone outlasted the run.)
+# times 1-byte pwrite()s to it.  (64 MB took 137 ms of CPU a write on the
+# lean kernel, 683 ms on the debug one: at 1 ms per 100 ms the first write
+# alone outlasted the run.)  Its bound is 12x, not mmap_lock's 6x: the
+# timed writer makes 300000 calls a second, 10x mmap's reads, and so sees
+# more of the host's stalls of a vCPU; once its longest wait was 9.9x (95
+# ms) while the trace of the same run had it switched out for at most 8.5
+# ms, all of it running the writer on its context.  Without proxying the
+# longest wait is 90x or more.
+
 if demo inode -d 1s -H 0 --throttle --inode --size 4; then
 	rmax=$((inode_max / inode_cs))
 	if [ $rw = on ]; then
 		[ "$(picks inode)" -gt 0 ] && ok rwsem/inode-proxied ||
 			notok rwsem/inode-proxied "no sched_proxy_pick with lock_type=rwsem"
-		if [ "$rmax" -le 6 ]; then
+		if [ "$rmax" -le 12 ]; then
 			ok rwsem/inode-bounded
 		else
-			notok rwsem/inode-bounded "writer's longest wait ${rmax}x the other writer's critical section (limit 6x)"
+			notok rwsem/inode-bounded "writer's longest wait ${rmax}x the other writer's critical section (limit 12x)"
 			keep inode
 		fi
 	else
@@ -185,22 +191,28 @@ fi
 # burst (100 ms), the median within a few burns.  With rwsem=off the
 # chain ends at the first rwsem and the hog starves the tail: most waits
 # last a whole burst.
-# mixed NAME LOCKS: one run of 10 iterations, recorded.
+# Both runs (10 iterations each) in one recording, told apart by their
+# waiters' pids; mixed NAME LOCKS then checks one of them.
+mixed_runs() {
+	cat > "$T/mixed.sh" <<-EOF
+	inversion chain -D 3 --locks write,mutex,read -b 1000 -n 10 -q -t 120 -o "$T/mixed-wmr.json" > "$T/mixed-wmr.out" 2>&1; echo \$? > "$T/mixed-wmr.rc"
+	inversion chain -D 3 --locks read,write,mutex -b 1000 -n 10 -q -t 120 -o "$T/mixed-rwm.json" > "$T/mixed-rwm.out" 2>&1; echo \$? > "$T/mixed-rwm.rc"
+	EOF
+	px_record "$T/mixed" -e sched_proxy:sched_proxy_pick sh "$T/mixed.sh"
+}
 mixed() {
 	name=$1
-	px_record "$T/$name" -e sched_proxy:sched_proxy_pick \
-		inversion chain -D 3 --locks "$2" -b 1000 -n 10 -q -t 120 -o "$T/$name.json"
 	jvars "$T/$name.json" okf=.ok count=.latency.count capped=.checks.hog_capped \
 		p50=.latency.p50 burn=.params.burn_ns waiter=.checks.waiter_pid locks='.params.locks | join(",")'
-	why=''
-	if [ "$px_rc" != 0 ]; then
-		why="exit $px_rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+	why='' rc=$(cat "$T/$name.rc" 2>/dev/null)
+	if [ "$rc" != 0 ] || [ "$px_rc" != 0 ]; then
+		why="exit ${rc:-none} (trace-cmd $px_rc): $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
 	elif [ "$okf" != true ] || [ "$count" != 10 ] || [ "$locks" != "$2" ]; then
 		why="result file: ok ${okf:-none}, count ${count:-none} of 10, locks ${locks:-none} (want $2)"
 	fi
 	check "rwsem/$name-completes" "$why" [ -z "$why" ]
 	[ -z "$why" ] || return 0
-	deep=$(grep 'sched_proxy_pick:' "$T/$name.txt" | grep -c "donor_pid=$waiter .*depth=3 ")
+	deep=$(grep 'sched_proxy_pick:' "$T/mixed.txt" | grep -c "donor_pid=$waiter .*depth=3 ")
 	echo "# $name ($2, rwsem=$rw): p50 $((p50 / 1000)) us, $capped of 10 waits hog-capped, $deep picks of the waiter at depth 3"
 	if [ $rw = on ]; then
 		lim=5; [ "${PX_KERNEL:-lean}" = debug ] && lim=10
@@ -214,6 +226,7 @@ mixed() {
 	fi
 }
 if labcheck --help > /dev/null 2>&1 && [ -e /sys/kernel/debug/proxylab_rwsem_state ]; then
+	mixed_runs
 	mixed mixed-wmr write,mutex,read
 	mixed mixed-rwm read,write,mutex
 else
