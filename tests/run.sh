@@ -237,7 +237,7 @@ bench_selftest() {
 	host) PX_GUEST_LOCK_HELD=1 host_check bench-selftest bench-selftest \
 		"$top/bench/selftest.sh" --run host ;;
 	icount) PX_GUEST_LOCK_HELD=1 host_check bench-selftest-icount bench-selftest-icount \
-		nice -n 19 "$top/bench/selftest.sh" --run icount ;;
+		"$top/bench/selftest.sh" --run icount ;;
 	esac
 }
 
@@ -376,16 +376,19 @@ collect_group() {
 # Each leaves $res/early.NAME.done at its end: one that died on the way
 # (a shell error in a background job ends it silently) is a FAIL.
 early='' early_names=''
-if [ -s "$res/groups" ]; then
-	# ($$ is the runner's pid in a subshell too; the builtin read of
-	# /proc/self/stat is the subshell's own.)
+# early_job NAME COMMAND...: COMMAND in a background subshell at nice 19.
+# ($$ is the runner's pid in a subshell too; the builtin read of
+# /proc/self/stat is the subshell's own.)
+early_job() {
+	_en=$1
+	shift
 	( read -r self _ < /proc/self/stat; renice -n 19 -p "$self" > /dev/null 2>&1 || true
-	  host_checks; : > "$res/early.host-checks.done" ) &
-	early=$! early_names=host-checks
-	if [ -n "$bench" ]; then
-		( bench_selftest icount; : > "$res/early.bench-selftest-icount.done" ) &
-		early="$early $!" early_names="$early_names bench-selftest-icount"
-	fi
+	  "$@"; : > "$res/early.$_en.done" ) &
+	early="$early $!" early_names="$early_names $_en"
+}
+if [ -s "$res/groups" ]; then
+	early_job host-checks host_checks
+	[ -z "$bench" ] || early_job bench-selftest-icount bench_selftest icount
 fi
 # early_check: after the early jobs were waited for.
 early_check() {

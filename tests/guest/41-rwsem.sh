@@ -75,6 +75,29 @@ keep() {
 		echo "# kept $1.dat, $1.json in the results folder"
 }
 
+# judge NAME LIMIT WAITER HOLDER: a demo run's checks.  With rwsem
+# proxying: picks name an rwsem, and the waiter's longest wait is at most
+# LIMIT times the holder's critical section (else the trace is kept);
+# with rwsem=off: no rwsem pick, and the inversion shows (>= 20x).
+judge() {
+	eval "rmax=\$((${1}_max / ${1}_cs))"
+	if [ $rw = on ]; then
+		[ "$(picks "$1")" -gt 0 ] && ok "rwsem/$1-proxied" ||
+			notok "rwsem/$1-proxied" "no sched_proxy_pick with lock_type=rwsem"
+		if [ "$rmax" -le "$2" ]; then
+			ok "rwsem/$1-bounded"
+		else
+			notok "rwsem/$1-bounded" "$3's longest wait ${rmax}x the $4's critical section (limit ${2}x)"
+			keep "$1"
+		fi
+	else
+		[ "$(picks "$1")" = 0 ] && ok "rwsem/$1-not-proxied" ||
+			notok "rwsem/$1-not-proxied" "$(picks "$1") picks of an rwsem with rwsem=off"
+		check "rwsem/$1-inversion-seen" "$3's longest wait ${rmax}x the $4's critical section (want >= 20x: the control must show the inversion)" \
+			[ "$rmax" -ge 20 ]
+	fi
+}
+
 # The writer owns mmap_lock, and --throttle (cpu.max 1 ms per 100 ms)
 # makes it hold the lock across the periods its cgroup is throttled in.
 # Bounds in units of its critical section's CPU time (two mprotect()s of
@@ -91,26 +114,7 @@ keep() {
 # reason names, checked after the last of them.
 pxc=no
 [ ! -e /sys/kernel/btf/vmlinux ] || ! tool_start pxc pxchain -j 99 || pxc=yes
-demo mmap -d 2s -H 0 --throttle
-mmap_ok=$?
-if [ $mmap_ok = 0 ]; then
-	rmax=$((mmap_max / mmap_cs))
-	if [ $rw = on ]; then
-		[ "$(picks mmap)" -gt 0 ] && ok rwsem/mmap-proxied ||
-			notok rwsem/mmap-proxied "no sched_proxy_pick with lock_type=rwsem"
-		if [ "$rmax" -le 6 ]; then
-			ok rwsem/mmap-bounded
-		else
-			notok rwsem/mmap-bounded "reader's longest wait ${rmax}x the writer's critical section (limit 6x)"
-			keep mmap
-		fi
-	else
-		[ "$(picks mmap)" = 0 ] && ok rwsem/mmap-not-proxied ||
-			notok rwsem/mmap-not-proxied "$(picks mmap) picks of an rwsem with rwsem=off"
-		check rwsem/mmap-inversion-seen "reader's longest wait ${rmax}x the writer's critical section (want >= 20x: the control must show the inversion)" \
-			[ "$rmax" -ge 20 ]
-	fi
-fi
+if demo mmap -d 2s -H 0 --throttle; then judge mmap 6 reader writer; fi
 
 # The same contest on a file's i_rwsem (mmapdemo --inode): the throttled
 # writer write()s 4 MB to a file in the guest's /tmp, the other writer
@@ -124,20 +128,7 @@ fi
 # longest wait is 90x or more.
 
 if demo inode -d 1s -H 0 --throttle --inode --size 4; then
-	rmax=$((inode_max / inode_cs))
-	if [ $rw = on ]; then
-		[ "$(picks inode)" -gt 0 ] && ok rwsem/inode-proxied ||
-			notok rwsem/inode-proxied "no sched_proxy_pick with lock_type=rwsem"
-		if [ "$rmax" -le 12 ]; then
-			ok rwsem/inode-bounded
-		else
-			notok rwsem/inode-bounded "writer's longest wait ${rmax}x the other writer's critical section (limit 12x)"
-			keep inode
-		fi
-	else
-		check rwsem/inode-inversion-seen "writer's longest wait ${rmax}x the other writer's critical section (want >= 20x: the control must show the inversion)" \
-			[ "$rmax" -ge 20 ]
-	fi
+	judge inode 12 writer "other writer"
 fi
 
 # Readers own it: no task to run; the writer's donor is blocked for real,

@@ -72,6 +72,16 @@ static int text(const struct frame *fr, int cols, int lines, char *buf, size_t l
 	return title;
 }
 
+/* render_json() of @fr in @view into @buf. */
+static void json(const struct frame *fr, enum view view, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	env.view = view;
+	render_json(f, fr);
+	fclose(f);
+}
+
 /* Line @k (0-based) of @s into @out, "" past the end. */
 static const char *line(const char *s, int k, char *out, size_t len)
 {
@@ -204,13 +214,9 @@ static void test_json(void)
 {
 	char buf[8192];
 	struct frame fr;
-	FILE *f;
 
 	frame_init(&fr);
-	env.view = VIEW_OWNER;
-	f = fmemopen(buf, sizeof(buf), "w");
-	render_json(f, &fr);
-	fclose(f);
+	json(&fr, VIEW_OWNER, buf, sizeof(buf));
 	CHECK("json/rwsem-picks-per-s", json_has(buf, "\"rwsem_picks_per_s\":3.5"), "%s", buf);
 	CHECK("json/picks-per-s-kept", json_has(buf, "\"picks_per_s\":10,"), "%s", buf);
 	CHECK("json/key-order", strstr(buf, "\"evicted_pairs_total\"") <
@@ -222,18 +228,12 @@ static void test_json(void)
 	CHECK("json/owner-none", json_has(buf, "\"lock_type\":null}"), "%s", buf);
 	CHECK("json/no-mutex-owner", !json_has(buf, "\"lock_type\":\"mutex\""), "%s", buf);
 
-	env.view = VIEW_DONOR;
-	f = fmemopen(buf, sizeof(buf), "w");
-	render_json(f, &fr);
-	fclose(f);
+	json(&fr, VIEW_DONOR, buf, sizeof(buf));
 	CHECK("json/donor-mutex", json_has(buf, "\"lock_type\":\"mutex\"}"), "%s", buf);
 	CHECK("json/donor-no-both", !json_has(buf, "\"lock_type\":\"both\""), "%s", buf);
 
 	/* Cgroup 5 holds donors 101 (mutex) and 102 (rwsem). */
-	env.view = VIEW_CGROUP;
-	f = fmemopen(buf, sizeof(buf), "w");
-	render_json(f, &fr);
-	fclose(f);
+	json(&fr, VIEW_CGROUP, buf, sizeof(buf));
 	CHECK("json/cgroup-both", json_has(buf, "\"cgroup\":\"/lab/g5\"") &&
 	      json_has(buf, "\"lock_type\":\"both\"}"), "%s", buf);
 }

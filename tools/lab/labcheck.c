@@ -37,21 +37,29 @@ int failed, base;
 static bool run_errors = true, run_blocking = true;	/* --only */
 
 
+const struct lab_kind lab_mutex = {
+	"mutex", PROXYLAB_IOC_LOCK, PROXYLAB_IOC_UNLOCK, PROXYLAB_IOC_HELD,
+};
+const struct lab_kind lab_rwsem = {
+	"rwsem", PROXYLAB_IOC_RWSEM_LOCK, PROXYLAB_IOC_RWSEM_UNLOCK, PROXYLAB_IOC_RWSEM_HELD,
+};
+
 /* ioctl result as 0 or an errno. */
-int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
+int kind_lock_err(const struct lab_kind *k, int fd, uint32_t idx, uint32_t flags,
+		  uint64_t *wait_ns)
 {
 	struct proxylab_lock arg = { .idx = idx, .flags = flags };
 
-	if (ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
+	if (ioctl(fd, k->lock, &arg))
 		return errno;
 	if (wait_ns)
 		*wait_ns = arg.wait_ns;
 	return 0;
 }
 
-int unlock_err(int fd, uint32_t idx)
+int kind_unlock_err(const struct lab_kind *k, int fd, uint32_t idx)
 {
-	return ioctl(fd, PROXYLAB_IOC_UNLOCK, &idx) ? errno : 0;
+	return ioctl(fd, k->unlock, &idx) ? errno : 0;
 }
 
 int u64_err(int fd, unsigned long req, uint64_t v)
@@ -59,11 +67,12 @@ int u64_err(int fd, unsigned long req, uint64_t v)
 	return ioctl(fd, req, &v) ? errno : 0;
 }
 
-uint64_t held_mask(int fd)
+/* HELD or RWSEM_HELD; all bits set when the ioctl fails. */
+uint64_t kind_held(const struct lab_kind *k, int fd)
 {
 	uint64_t mask = UINT64_MAX;
 
-	if (ioctl(fd, PROXYLAB_IOC_HELD, &mask))
+	if (ioctl(fd, k->held, &mask))
 		return UINT64_MAX;
 	return mask;
 }
@@ -108,25 +117,28 @@ static int state_holder(int idx)
 	fclose(f);
 	return ret;
 }
-/* Another process can lock and unlock @idx within a second: it is free. */
-static bool lock_is_free(int idx)
+/*
+ * Another process can lock (an rwsem: for writing) and unlock @idx within
+ * a second: it is free.
+ */
+static bool kind_is_free(const struct lab_kind *k, int idx)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
 		int fd = px_lab_open_or_exit(1);
 
-		_exit(lock_err(fd, idx, 0, NULL) || unlock_err(fd, idx) ? 1 : 0);
+		_exit(kind_lock_err(k, fd, idx, 0, NULL) || kind_unlock_err(k, fd, idx) ? 1 : 0);
 	}
 	return pid > 0 && px_reap(pid, 1000) == 0;
 }
 
-static void check_free(const char *name, int idx)
+void check_kind_free(const struct lab_kind *k, const char *name, int idx)
 {
 	char n[96];
 
 	snprintf(n, sizeof(n), "%s-then-free", name);
-	check(n, lock_is_free(idx), "mutex %d still held afterwards", idx);
+	check(n, kind_is_free(k, idx), "%s %d still held afterwards", k->name, idx);
 }
 
 bool wait_state(pid_t pid, char state, long ms)

@@ -19,19 +19,68 @@ extern int failed, base;
 
 #define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
 
+/* The lab's two lock types: their LOCK, UNLOCK and HELD ioctls. */
+struct lab_kind {
+	const char *name;		/* "mutex", "rwsem" */
+	unsigned long lock, unlock, held;
+};
+extern const struct lab_kind lab_mutex, lab_rwsem;
+
 /* labcheck.c: ioctl results as 0 or an errno, and the state helpers. */
-int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns);
-int unlock_err(int fd, uint32_t idx);
+int kind_lock_err(const struct lab_kind *k, int fd, uint32_t idx, uint32_t flags,
+		  uint64_t *wait_ns);
+int kind_unlock_err(const struct lab_kind *k, int fd, uint32_t idx);
+uint64_t kind_held(const struct lab_kind *k, int fd);
+/* "NAME-then-free": another process can lock and unlock @idx at once. */
+void check_kind_free(const struct lab_kind *k, const char *name, int idx);
 int u64_err(int fd, unsigned long req, uint64_t v);
-uint64_t held_mask(int fd);
 const char *ename(int err);
 void check_errno(const char *name, int got, int want);
 bool wait_state(pid_t pid, char state, long ms);
 int blocked_on(int fd);
 void on_usr1(int sig);
 
+static inline int lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
+{
+	return kind_lock_err(&lab_mutex, fd, idx, flags, wait_ns);
+}
+
+static inline int unlock_err(int fd, uint32_t idx)
+{
+	return kind_unlock_err(&lab_mutex, fd, idx);
+}
+
+static inline uint64_t held_mask(int fd)
+{
+	return kind_held(&lab_mutex, fd);
+}
+
+static inline void check_free(const char *name, int idx)
+{
+	check_kind_free(&lab_mutex, name, idx);
+}
+
+static inline int rw_lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
+{
+	return kind_lock_err(&lab_rwsem, fd, idx, flags, wait_ns);
+}
+
+static inline int rw_unlock_err(int fd, uint32_t idx)
+{
+	return kind_unlock_err(&lab_rwsem, fd, idx);
+}
+
+static inline uint64_t rw_held_mask(int fd)
+{
+	return kind_held(&lab_rwsem, fd);
+}
+
+static inline void check_rw_free(const char *name, int idx)
+{
+	check_kind_free(&lab_rwsem, name, idx);
+}
+
 /* labcheck_rwsem.c */
-uint64_t rw_held_mask(int fd);
 bool have_rwsems(int fd);
 void test_rwsem_errors(int fd);
 void test_rwsem_blocking(int fd);

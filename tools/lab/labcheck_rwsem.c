@@ -20,31 +20,6 @@
 
 #define RWSEM_STATE_PATH "/sys/kernel/debug/proxylab_rwsem_state"
 
-static int rw_lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
-{
-	struct proxylab_lock arg = { .idx = idx, .flags = flags };
-
-	if (ioctl(fd, PROXYLAB_IOC_RWSEM_LOCK, &arg))
-		return errno;
-	if (wait_ns)
-		*wait_ns = arg.wait_ns;
-	return 0;
-}
-
-static int rw_unlock_err(int fd, uint32_t idx)
-{
-	return ioctl(fd, PROXYLAB_IOC_RWSEM_UNLOCK, &idx) ? errno : 0;
-}
-
-uint64_t rw_held_mask(int fd)
-{
-	uint64_t mask = UINT64_MAX;
-
-	if (ioctl(fd, PROXYLAB_IOC_RWSEM_HELD, &mask))
-		return UINT64_MAX;
-	return mask;
-}
-
 /* debugfs writer pid and readers of rwsem @idx; false if not there. */
 static bool rw_state(int idx, int *writer, int *readers)
 {
@@ -64,27 +39,6 @@ static bool rw_state(int idx, int *writer, int *readers)
 		}
 	fclose(f);
 	return found;
-}
-
-/* Another process can write-lock and unlock rwsem @idx within a second. */
-static bool rw_is_free(int idx)
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		int fd = px_lab_open_or_exit(1);
-
-		_exit(rw_lock_err(fd, idx, 0, NULL) || rw_unlock_err(fd, idx) ? 1 : 0);
-	}
-	return pid > 0 && px_reap(pid, 1000) == 0;
-}
-
-static void check_rw_free(const char *name, int idx)
-{
-	char n[96];
-
-	snprintf(n, sizeof(n), "%s-then-free", name);
-	check(n, rw_is_free(idx), "rwsem %d still held afterwards", idx);
 }
 
 /*
