@@ -6,10 +6,15 @@
 #
 # Usage: kernel/build-series.sh [--full] [--from N]
 #   default  compile the directories each step touches (kernel/, drivers/misc)
-#   --full   link a whole vmlinux at every step (slow: a task_struct change
-#            rebuilds everything)
+#   --full   a whole vmlinux at every step with kernel/config/series.config
+#            (tinyconfig plus every scheduler and locking option, no
+#            drivers, no debug info) and -j of every CPU, then the last
+#            step with CONFIG_SMP=n too; a task_struct change rebuilds
+#            nearly everything, so this takes about an hour
 #   --from N start at patch N (1-based)
-# Log: build/series-check/<step>-<y|n>.log; a failing step stops the run.
+# Log: build/series-check/<step>-<y|n>.log (--full: <step>-<y|n|up>-full.log),
+# one line per step and configuration with its seconds; a failing step
+# stops the run.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cli_prog=build-series
@@ -31,6 +36,25 @@ wt=$top/build/linux-series
 logs=$top/build/series-check
 mkdir -p "$logs"
 [ -e "$wt/.git" ] || git -C "$base" worktree add -q --detach "$wt" pristine
+# build_step N PATCH y|n|up TARGET...: one configuration of one step.
+build_step() {
+	bs_n=$1 bs_p=$2 bs_pe=$3
+	shift 3
+	bs_log=$logs/$bs_n-$bs_pe${full:+-full}.log
+	bs_t0=$(date +%s)
+	bs_what=PROXY_EXEC=$bs_pe
+	[ "$bs_pe" != up ] || bs_what='PROXY_EXEC=y SMP=n'
+	printf 'build-series: %2d %-60s %s ' "$bs_n" "$bs_p" "$bs_what"
+	if PX_DEV_TREE=$wt PX_CHECK_CONFIG=$cfg JOBS=$jobs \
+		"$top/kernel/check-build.sh" "$bs_pe" "$@" > "$bs_log" 2>&1; then
+		echo "ok $(( $(date +%s) - bs_t0 )) s"
+	else
+		echo FAILED; tail -20 "$bs_log"; exit 1
+	fi
+}
+cfg=lean jobs=${JOBS:-1}
+[ -z "$full" ] || cfg=series jobs=${JOBS:-$(nproc)}
+start=$(date +%s)
 n=0
 grep -v -e '^#' -e '^[[:space:]]*$' "$top/kernel/series" > "$logs/series"
 git -C "$wt" checkout -q --detach pristine
@@ -50,12 +74,9 @@ while read -r p; do
 		[ $# -gt 0 ] || set -- kernel/sched/
 	fi
 	for pe in y n; do
-		printf 'build-series: %2d %-60s PROXY_EXEC=%s ' "$n" "$p" "$pe"
-		if PX_DEV_TREE=$wt "$top/kernel/check-build.sh" "$pe" "$@" > "$logs/$n-$pe.log" 2>&1; then
-			echo ok
-		else
-			echo FAILED; tail -20 "$logs/$n-$pe.log"; exit 1
-		fi
+		build_step "$n" "$p" "$pe" "$@"
 	done
 done < "$logs/series"
-echo "build-series: all $n steps build"
+[ -z "$full" ] || build_step "$n" "$p" up vmlinux
+echo "build-series: all $n steps build${full:+ (--full)} in $(( $(date +%s) - start )) s"
+

@@ -5,6 +5,10 @@
 # CONFIG_PROXY_EXEC=y or =n.  Not a replacement for kernel/build.sh.
 #
 # With up: =y on a uniprocessor kernel (CONFIG_SMP=n).
+# PX_CHECK_CONFIG=series: kernel/config/series.config on tinyconfig instead
+# of the lean kernel's .config (no drivers, no debug info: whole-vmlinux
+# builds of every series step, kernel/build-series.sh --full), in object
+# folders of its own.
 #
 # Usage: kernel/check-build.sh y|n|up [dir ...]   (default: kernel/sched kernel/locking)
 set -eu
@@ -22,7 +26,13 @@ want=$pe
 [ "$pe" != up ] || want=y
 shift
 tree=${PX_DEV_TREE:-$top/build/linux-dev}
-obj=$top/build/obj-check-$(basename "$tree")-$pe
+cfg=${PX_CHECK_CONFIG:-lean}
+case $cfg in
+lean) obj=$top/build/obj-check-$(basename "$tree")-$pe ;;
+series) obj=$top/build/obj-check-$(basename "$tree")-$pe-series
+	frag=$top/kernel/config/series.config ;;
+*) die "PX_CHECK_CONFIG: lean or series, not '$cfg'" ;;
+esac
 [ $# -gt 0 ] || set -- kernel/sched/ kernel/locking/
 # make builds a directory only when it is named with a trailing slash.
 for d; do
@@ -33,7 +43,14 @@ done
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache} CCACHE_BASEDIR=$top
 export KBUILD_BUILD_TIMESTAMP='2000-01-01'
 mkdir -p "$obj"
-if [ ! -f "$obj/.config" ]; then
+if [ "$cfg" = series ]; then
+	[ -f "$obj/.config" ] || make -s -C "$tree" O="$obj" tinyconfig >/dev/null
+	# The fragment again at every step: a symbol a later patch adds
+	# (CONFIG_PROXYLAB) was dropped by olddefconfig until it existed.
+	fsyms=$(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' "$frag")
+	for s in $fsyms; do sed -i -e "/^$s=/d" -e "/^# $s is not set/d" "$obj/.config"; done
+	grep '^CONFIG_' "$frag" >> "$obj/.config"
+elif [ ! -f "$obj/.config" ]; then
 	[ -f "$top/build/obj-lean/.config" ] || die "build the lean kernel first"
 	cp "$top/build/obj-lean/.config" "$obj/.config"
 fi
@@ -53,6 +70,16 @@ if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
    ! grep -q "CONFIG_PROXY_EXEC=$want\|# CONFIG_PROXY_EXEC is not set" "$obj/.config"; then
 	echo "check-build: CONFIG_PROXY_EXEC=$pe did not survive olddefconfig" >&2
 	exit 1
+fi
+if [ "$cfg" = series ]; then
+	# Every fragment symbol the tree knows must have survived.
+	for s in $fsyms; do
+		case $s in CONFIG_SMP|CONFIG_PROXY_EXEC) continue ;; esac
+		grep -q "^$s=" "$obj/.config" && continue
+		grep -rqE --include='Kconfig*' "^(menu)?config ${s#CONFIG_}$" "$tree" || continue
+		echo "check-build: $s=y (series.config) did not survive olddefconfig" >&2
+		exit 1
+	done
 fi
 grep -q '^CONFIG_SMP=y' "$obj/.config" && got=y || got=n
 if [ $got != $smp ]; then
