@@ -466,35 +466,59 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 			if (rep > 1) printf " %16s %17s", ms($11) ".." ms($12), pc($18) "/" pc($19) "/" pc($20)
 			printf "  %s\n", st
 		}' "$res/summary.tsv"
-	# The goals, checked on the medians: the inversions at most 0.1x off,
-	# the rest within 10% of off, current no worse than v4.
+	# The targets, checked on the medians: the inversions at most 0.1x
+	# off, the rest within 10% of off (messaging 2%).  Then current
+	# against v4 per scenario, judged on the runs' ranges: a difference
+	# counts only when the two modes' ranges do not overlap.
 	echo
-	echo "# goals (current vs off, and current vs v4 when v4 ran as itself):"
+	echo "# targets (current vs off, medians):"
 	awk -F'\t' -v v4ok="$(awk -F'\t' '$1 == "v4" { print $3 }' "$T/modes")" '
-		{ r[$1, $2, "p50"] = $7; r[$1, $2, "p99"] = $8; r[$1, $2, "max"] = $10; seen[$2] = 1; ord[++n] = $2 }
-		function goal(what, s, f, lim,   a, b) {
+		FNR == 1 { file++ }
+		file == 1 && $4 == "ok" {
+			for (k = 6; k <= 9; k++) {
+				f = k == 6 ? "p50" : k == 7 ? "p99" : "max"
+				if (k == 8) continue
+				key = $1 SUBSEP $2 SUBSEP f
+				if (!(key in lo) || $k + 0 < lo[key]) lo[key] = $k + 0
+				if (!(key in hi) || $k + 0 > hi[key]) hi[key] = $k + 0
+				runs[key]++
+			}
+			next
+		}
+		file == 2 { r[$1, $2, "p50"] = $7; r[$1, $2, "p99"] = $8; r[$1, $2, "max"] = $10; seen[$2] = 1; ord[++n] = $2 }
+		function target(what, s, f, lim,   a, b) {
 			a = r["current", s, f]; b = r["off", s, f]
 			if (!(s in seen)) return
 			if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) { printf "#   %-32s n/a\n", what; return }
-			printf "#   %-32s %7.3f  (goal <= %s)  %s\n", what, a / b, lim, a / b <= lim ? "met" : "NOT MET"
+			printf "#   %-32s %7.3f  (target <= %s)  %s\n", what, a / b, lim, a / b <= lim ? "met" : "NOT MET"
 		}
+		function rng(m, s, f) { return sprintf("%.3g..%.3g", lo[m, s, f] / 1e6, hi[m, s, f] / 1e6) }
 		END {
-			goal("cfs p99 current/off", "cfs", "p99", 0.1)
-			goal("rt p99 current/off", "rt", "p99", 0.1)
-			goal("cyclictest p99 current/off", "cyclictest", "p99", 1.1)
-			goal("cyclictest max current/off", "cyclictest", "max", 1.1)
-			goal("hackbench median current/off", "hackbench", "p50", 1.10)
-			goal("messaging median current/off", "messaging", "p50", 1.02)
-			if (v4ok == "") { print "#   current vs v4: v4 not run"; exit }
-			if (v4ok != "true") { print "#   current vs v4: v4 not available in this kernel"; exit }
+			target("cfs p99 current/off", "cfs", "p99", 0.1)
+			target("rt p99 current/off", "rt", "p99", 0.1)
+			target("cyclictest p99 current/off", "cyclictest", "p99", 1.1)
+			target("cyclictest max current/off", "cyclictest", "max", 1.1)
+			target("hackbench median current/off", "hackbench", "p50", 1.10)
+			target("messaging median current/off", "messaging", "p50", 1.02)
+			print "# current vs v4 (p99; hackbench, messaging: median run time), ranges of the runs in ms:"
+			if (v4ok == "") { print "#   v4 not run"; exit }
+			if (v4ok != "true") { print "#   v4 not available in this kernel"; exit }
 			for (i = 1; i <= n; i++) {
 				s = ord[i]; if (done[s]++) continue
 				f = s == "hackbench" || s == "messaging" ? "p50" : "p99"
 				a = r["current", s, f]; b = r["v4", s, f]
 				if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) continue
-				printf "#   %-32s %7.3f  (goal <= 1)  %s\n", s " " (f == "p50" ? "median" : "p99") " current/v4", a / b, a / b <= 1 ? "met" : "NOT MET"
+				if (runs["current", s, f] < 2 || runs["v4", s, f] < 2)
+					v = "one run: no spread to judge by"
+				else if (hi["current", s, f] < lo["v4", s, f])
+					v = "current better, beyond the spread"
+				else if (lo["current", s, f] > hi["v4", s, f])
+					v = "current worse, beyond the spread"
+				else
+					v = "within the spread"
+				printf "#   %-16s %7.3f  current %s, v4 %s: %s\n", s, a / b, rng("current", s, f), rng("v4", s, f), v
 			}
-		}' "$res/summary.tsv"
+		}' "$res/runs.tsv" "$res/summary.tsv"
 } > "$res/summary.txt"
 cat "$res/summary.txt"
 jq empty "$res/summary.json" || die "$res/summary.json does not parse (a bug here)"
