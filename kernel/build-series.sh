@@ -59,7 +59,7 @@ n=0
 grep -v -e '^#' -e '^[[:space:]]*$' "$top/kernel/series" > "$logs/series"
 git -C "$wt" checkout -q --detach pristine
 while read -r p; do
-	n=$((n + 1))
+	n=$((n + 1)) last=$p
 	git -C "$wt" am -q "$top/kernel/patches/$p" ||
 		{ git -C "$wt" am --abort; die "$p does not apply"; }
 	[ "$n" -lt "$from" ] && continue
@@ -77,6 +77,6 @@ while read -r p; do
 		build_step "$n" "$p" "$pe" "$@"
 	done
 done < "$logs/series"
-[ -z "$full" ] || build_step "$n" "$p" up vmlinux
+[ -z "$full" ] || build_step "$n" "$last" up vmlinux
 echo "build-series: all $n steps build${full:+ (--full)} in $(( $(date +%s) - start )) s"
 

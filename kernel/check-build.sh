@@ -71,8 +71,9 @@ if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
 	echo "check-build: CONFIG_PROXY_EXEC=$pe did not survive olddefconfig" >&2
 	exit 1
 fi
-if [ "$cfg" = series ]; then
-	# Every fragment symbol the tree knows must have survived.
+if [ "$cfg" = series ] && [ $smp = y ]; then
+	# Every fragment symbol the tree knows must have survived (on an
+	# SMP kernel: uniprocessor drops what depends on SMP, UCLAMP_TASK).
 	for s in $fsyms; do
 		case $s in CONFIG_SMP|CONFIG_PROXY_EXEC) continue ;; esac
 		grep -q "^$s=" "$obj/.config" && continue
