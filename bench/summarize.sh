@@ -492,7 +492,8 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 			if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) { printf "#   %-32s n/a\n", what; return }
 			printf "#   %-32s %7.3f  (target <= %s)  %s\n", what, a / b, lim, a / b <= lim ? "met" : "NOT MET"
 		}
-		function rng(m, s, f) { return sprintf("%.3g..%.3g", lo[m, s, f] / 1e6, hi[m, s, f] / 1e6) }
+		function fmt(v) { return v >= 100 ? sprintf("%.0f", v) : sprintf("%.3g", v) }
+		function rng(m, s, f) { return fmt(lo[m, s, f] / 1e6) ".." fmt(hi[m, s, f] / 1e6) }
 		END {
 			target("cfs p99 current/off", "cfs", "p99", 0.1)
 			target("rt p99 current/off", "rt", "p99", 0.1)
