@@ -79,4 +79,3 @@ while read -r p; do
 done < "$logs/series"
 [ -z "$full" ] || build_step "$n" "$last" up vmlinux
 echo "build-series: all $n steps build${full:+ (--full)} in $(( $(date +%s) - start )) s"
-
