@@ -473,18 +473,14 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 	echo
 	echo "# targets (current vs off, medians):"
 	awk -F'\t' -v v4ok="$(awk -F'\t' '$1 == "v4" { print $3 }' "$T/modes")" '
-		FNR == 1 { file++ }
-		file == 1 && $4 == "ok" {
-			for (k = 6; k <= 9; k++) {
-				f = k == 6 ? "p50" : k == 7 ? "p99" : "max"
-				if (k == 8) continue
-				key = $1 SUBSEP $2 SUBSEP f
-				if (!(key in lo) || $k + 0 < lo[key]) lo[key] = $k + 0
-				if (!(key in hi) || $k + 0 > hi[key]) hi[key] = $k + 0
-				runs[key]++
-			}
-			next
+		# runs.tsv: lowest and highest p50 ($6) and p99 ($7) of the ok runs.
+		function range(m, s, f, v,   key) {
+			key = m SUBSEP s SUBSEP f; v += 0
+			if (!(key in lo) || v < lo[key]) lo[key] = v
+			if (!(key in hi) || v > hi[key]) hi[key] = v
 		}
+		FNR == 1 { file++ }
+		file == 1 && $4 == "ok" { range($1, $2, "p50", $6); range($1, $2, "p99", $7); runs[$1, $2]++; next }
 		file == 2 { r[$1, $2, "p50"] = $7; r[$1, $2, "p99"] = $8; r[$1, $2, "max"] = $10; seen[$2] = 1; ord[++n] = $2 }
 		function target(what, s, f, lim,   a, b) {
 			a = r["current", s, f]; b = r["off", s, f]
@@ -509,7 +505,7 @@ clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 				f = s == "hackbench" || s == "messaging" ? "p50" : "p99"
 				a = r["current", s, f]; b = r["v4", s, f]
 				if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) continue
-				if (runs["current", s, f] < 2 || runs["v4", s, f] < 2)
+				if (runs["current", s] < 2 || runs["v4", s] < 2)
 					v = "one run: no spread to judge by"
 				else if (hi["current", s, f] < lo["v4", s, f])
 					v = "current better, beyond the spread"

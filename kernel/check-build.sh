@@ -48,7 +48,8 @@ if [ "$cfg" = series ]; then
 	# The fragment again at every step: a symbol a later patch adds
 	# (CONFIG_PROXYLAB) was dropped by olddefconfig until it existed.
 	fsyms=$(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' "$frag")
-	for s in $fsyms; do sed -i -e "/^$s=/d" -e "/^# $s is not set/d" "$obj/.config"; done
+	fre=$(echo $fsyms | tr ' ' '|')
+	sed -i -E -e "/^($fre)=/d" -e "/^# ($fre) is not set/d" "$obj/.config"
 	grep '^CONFIG_' "$frag" >> "$obj/.config"
 elif [ ! -f "$obj/.config" ]; then
 	[ -f "$top/build/obj-lean/.config" ] || die "build the lean kernel first"
