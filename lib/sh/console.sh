@@ -28,3 +28,45 @@ console_badness() {
 		w && /blocked for more than|hung_task_timeout_secs|Call Trace:/ { next } { print }' "$1" |
 		grep -Ef "$2/badness-patterns" | grep -vEf "$2/allow" || true
 }
+
+# console_text_poke_int3 CONSOLE VMLINUX: is CONSOLE's first Oops the
+# multi-threaded TCG artefact of QEMU 7.2 (Debian 12's) with x86 code
+# patching?  text_poke_bp() puts an int3 on a call site, rewrites the
+# call, removes the int3 and syncs every CPU; a vCPU thread that was
+# translating that code meanwhile may keep a stale translation holding
+# the int3 and run it after the patching ended, when the kernel no
+# longer expects one: "Oops: int3", RIP the byte after it.  Reproduced
+# by tests/soak/text-poke-int3.sh on Debian's 6.12.118 without our series
+# as with it, under multi-threaded TCG only (never with one TCG thread:
+# -accel tcg,thread=single, or icount).  Prints "SYM+OFF: call <__SCT__..>"
+# and returns 0 when the first Oops is an int3 whose RIP - 1 is a call
+# to a static call trampoline in VMLINUX (the sites that registering and
+# unregistering a tracepoint probe patch); 1 when not; 2 on bad input.
+console_text_poke_int3() {
+	[ -r "$1" ] || { echo "console_text_poke_int3: cannot read $1" >&2; return 2; }
+	[ -r "$2" ] || { echo "console_text_poke_int3: cannot read $2" >&2; return 2; }
+	# The first Oops and the RIP line after it: SYM+OFF/LEN.
+	_ti_rip=$(awk '/Oops: / { if (!oops) { oops = 1; if ($0 !~ /Oops: int3: /) exit } next }
+		oops && /RIP: [0-9a-f]+:/ { sub(/.*RIP: [0-9a-f]+:/, ""); print $1; exit }' "$1")
+	case $_ti_rip in
+	?*+0x*/0x*) ;;
+	*) return 1 ;;
+	esac
+	_ti_sym=${_ti_rip%%+*} _ti_off=${_ti_rip#*+} _ti_off=${_ti_off%%/*} _ti_len=${_ti_rip##*/}
+	# The text symbol of that name and size (static functions share names);
+	# kernel text is at ffffffff8xxxxxxx, past the shell's signed 64 bits,
+	# so the arithmetic is on the low half.
+	_ti_addr=$(nm -S "$2" | awk -v s="$_ti_sym" '$4 == s && $1 ~ /^ffffffff/ { print $1, $2 }' |
+		while read -r a sz; do
+			[ $((0x$sz)) -eq $((_ti_len)) ] && { echo "${a#ffffffff}"; break; }
+		done)
+	[ -n "$_ti_addr" ] || return 1
+	_ti_site=ffffffff$(printf '%08x' $((0x$_ti_addr + _ti_off - 1)))
+	_ti_end=ffffffff$(printf '%08x' $((0x$_ti_addr + _ti_off + 4)))
+	_ti_insn=$(objdump -d --no-show-raw-insn --start-address=0x"$_ti_site" \
+		--stop-address=0x"$_ti_end" "$2" | awk -v a="$_ti_site" '$1 == a ":" { $1 = ""; print; exit }')
+	case $_ti_insn in
+	*call*"<__SCT__"*">"*) echo "$_ti_sym+$(printf '0x%x' $((_ti_off - 1))):$_ti_insn" ;;
+	*) return 1 ;;
+	esac
+}

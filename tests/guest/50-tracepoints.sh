@@ -70,13 +70,21 @@ maxdepth=$(grep 'sched_proxy_pick:' "$T/chain.txt" | sed -n 's/.*depth=\([0-9]*\
 [ "${maxdepth:-0}" = 3 ] && ok tp/chain-depth-3 ||
 	notok tp/chain-depth-3 "deepest pick depth ${maxdepth:-none}, want 3"
 [ "$(count 'sched_proxy_pick:' chain)" -gt 0 ] && ok tp/pick-fires || notok tp/pick-fires "no pick in chain run"
-[ "$(count 'sched_proxy_migrate:' xcpu 'src_cpu=0 dst_cpu=1')" -gt 0 ] && ok tp/xcpu-migrate-0-to-1 ||
-	notok tp/xcpu-migrate-0-to-1 "no migrate src_cpu=0 dst_cpu=1 in the cross-CPU run"
 # The boot's return strategy (proxy_exec=enable,return=ttwu or the default).
 strategy=schedule
 grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
-[ "$(count 'sched_proxy_return:' xcpu "dst_cpu=0 strategy=$strategy")" -gt 0 ] && ok tp/xcpu-return ||
-	notok tp/xcpu-return "no return to CPU 0 (strategy=$strategy) in the cross-CPU run"
+xbad=0
+[ "$(count 'sched_proxy_migrate:' xcpu 'src_cpu=0 dst_cpu=1')" -gt 0 ] && ok tp/xcpu-migrate-0-to-1 || {
+	notok tp/xcpu-migrate-0-to-1 "no migrate src_cpu=0 dst_cpu=1 in the cross-CPU run"; xbad=1; }
+[ "$(count 'sched_proxy_return:' xcpu "dst_cpu=0 strategy=$strategy")" -gt 0 ] && ok tp/xcpu-return || {
+	notok tp/xcpu-return "no return to CPU 0 (strategy=$strategy) in the cross-CPU run"; xbad=1; }
+# What the run did instead, and its trace in the boot's results folder.
+if [ $xbad = 1 ]; then
+	echo "# xcpu events per CPU: $(sed -n 's/.*\(\[[0-9]*\]\).* \(sched_proxy_[a-z_]*\):.*/\1 \2/p' "$T/xcpu.txt" |
+		sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+	[ -d "${PX_OUT:-}" ] && cp "$T/xcpu.txt" "$PX_OUT/50-tracepoints-xcpu.txt" &&
+		echo "# kept the xcpu trace as 50-tracepoints-xcpu.txt in the results folder"
+fi
 # Every donor parked on a sleeping owner is woken by that owner's wakeup:
 # each enqueue_sleeping (donor, owner) is followed by an activate of the
 # same pair (the owner wakes before it can unlock).
