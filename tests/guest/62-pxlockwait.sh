@@ -101,8 +101,9 @@ if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	wpid=$(jq -r '.checks.waiter_pid' "$T/rt.json" 2>/dev/null)
 	hpid=$(jq -r '.checks.holder_pids[0]' "$T/rt.json" 2>/dev/null)
 	jq -r '.samples[]' "$T/rt.json" > "$T/rt.samples" 2>/dev/null
-	# The waiter's waits on lab mutex F; those on other mutexes (misc_open()'s
-	# misc_mtx while the holder opens the lab too) are shown, not counted.
+	# The waiter's waits on lab mutex F; those on other kernel mutexes are
+	# shown, not counted (one made 9 of 8 below once: likely misc_open()'s
+	# misc_mtx, before inversion opened the lab one child at a time).
 	jq -r --argjson w "${wpid:-0}" --arg a "$(mutex_addr $F)" 'select(.waiter.pid == $w and .lock == $a) |
 		"\(.wait_ns) \(.donor_ns) \(.owner.pid // 0) \(.lock) \(.lock_sym) - \(.owner_stack // [] | length)"' \
 		"$T/rt.out" > "$T/rt.ev" 2>/dev/null
