@@ -94,6 +94,7 @@ fi
 # iteration, owned by the SCHED_OTHER holder; with proxy execution the
 # holder then runs on the waiter's context.
 F=1 N=10
+FA=$(mutex_addr $F)
 if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	irc=0
 	inversion rt -n $N -b 2000 --first-mutex $F -q -o "$T/rt.json" > "$T/inv.out" 2>&1 || irc=$?
@@ -104,12 +105,12 @@ if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	# The waiter's waits on lab mutex F; those on other kernel mutexes are
 	# shown, not counted (one made 9 of 8 below once: likely misc_open()'s
 	# misc_mtx, before inversion opened the lab one child at a time).
-	jq -r --argjson w "${wpid:-0}" --arg a "$(mutex_addr $F)" 'select(.waiter.pid == $w and .lock == $a) |
+	jq -r --argjson w "${wpid:-0}" --arg a "$FA" 'select(.waiter.pid == $w and .lock == $a) |
 		"\(.wait_ns) \(.donor_ns) \(.owner.pid // 0) \(.lock) \(.lock_sym) - \(.owner_stack // [] | length)"' \
 		"$T/rt.out" > "$T/rt.ev" 2>/dev/null
-	jq -r --argjson w "${wpid:-0}" --arg a "$(mutex_addr $F)" 'select(.waiter.pid == $w and .lock != $a) |
+	jq -r --argjson w "${wpid:-0}" --arg a "$FA" 'select(.waiter.pid == $w and .lock != $a) |
 		"\(.wait_ns) ns on \(.lock_sym // .lock)"' "$T/rt.out" > "$T/rt.other" 2>/dev/null
-	jq -r --argjson w "${wpid:-0}" --arg a "$(mutex_addr $F)" 'select(.waiter.pid == $w and .lock == $a) |
+	jq -r --argjson w "${wpid:-0}" --arg a "$FA" 'select(.waiter.pid == $w and .lock == $a) |
 		[.waiter_stack[]? | select(startswith("proxylab_ioctl+"))] | length' "$T/rt.out" > "$T/rt.stk" 2>/dev/null
 	say "inversion rt: exit $irc, waiter $wpid, holder $hpid; waits (ns) $(tr '\n' ' ' < "$T/rt.samples")"
 	say "pxlockwait: $(tail -1 "$T/rt.err")"
@@ -119,7 +120,7 @@ if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	if [ $rc -ne 0 ] || [ $irc -ne 0 ] || [ -z "$wpid" ] || [ "$wpid" = null ]; then
 		notok "$P/rt/events" "pxlockwait exit $rc, inversion exit $irc: $(tail -1 "$T/inv.out")"
 	elif [ "$n" -ne $N ]; then
-		notok "$P/rt/events" "$n events for waiter $wpid on lab mutex $F ($(mutex_addr $F)), want $N (one per iteration)"
+		notok "$P/rt/events" "$n events for waiter $wpid on lab mutex $F ($FA), want $N (one per iteration)"
 	else
 		ok "$P/rt/events"
 	fi
@@ -128,7 +129,7 @@ if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok "$P/rt/owner"
 	else notok "$P/rt/owner" "owner is not holder $hpid: ${bad:-no events}"; fi
 	# The mutex: the waits on lab mutex F's address name its symbol.
-	want="$(mutex_addr $F) $(mutex_sym $F)"
+	want="$FA $(mutex_sym $F)"
 	bad=$(awk -v w="$want" '$4 " " $5 != w' "$T/rt.ev" | head -1)
 	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok "$P/rt/lock"
 	else notok "$P/rt/lock" "want '$want': ${bad:-no events}"; fi
@@ -193,6 +194,7 @@ min_vs_all() {
 			else print "ok" }' "$1" "$2"
 }
 F=5 N=4 M=20000
+FA=$(mutex_addr $F)
 if tool_start mlo pxlockwait -j --min 200 -c inversion && tool_start mhi pxlockwait -j --min $M -c inversion; then
 	irc=0
 	inversion rt -H 0 -n $N -b 50000 --first-mutex $F -q -o "$T/m1.json" > "$T/inv.out" 2>&1 || irc=$?
@@ -201,12 +203,12 @@ if tool_start mlo pxlockwait -j --min 200 -c inversion && tool_start mhi pxlockw
 	tool_stop mlo; lrc=$rc
 	w=$(jq -s -c 'map(.checks.waiter_pid)' "$T/m1.json" "$T/m2.json" 2>/dev/null)
 	for k in mlo mhi; do
-		jq -r --argjson w "${w:-[]}" --arg a "$(mutex_addr $F)" \
+		jq -r --argjson w "${w:-[]}" --arg a "$FA" \
 			'select(.lock == $a and (.waiter.pid as $p | $w | index($p))) | .wait_ns' \
 			"$T/$k.out" > "$T/$k.ev" 2>/dev/null
 	done
 	say "waiters $w; --min 200: $(tr '\n' ' ' < "$T/mlo.ev"); --min $M: $(tr '\n' ' ' < "$T/mhi.ev")"
-	say "their waits on other mutexes (--min 200): $(jq -r --argjson w "${w:-[]}" --arg a "$(mutex_addr $F)" \
+	say "their waits on other mutexes (--min 200): $(jq -r --argjson w "${w:-[]}" --arg a "$FA" \
 		'select(.lock != $a and (.waiter.pid as $p | $w | index($p))) | "\(.wait_ns) ns on \(.lock_sym // .lock)"' \
 		"$T/mlo.out" 2>/dev/null | tr '\n' ';')"
 	bad=$(min_vs_all "$T/mlo.ev" "$T/mhi.ev" $M)

@@ -54,7 +54,7 @@ oops() {
 	LOG
 }
 fail=0
-# case NAME WANT-STATUS CONSOLE [VMLINUX]
+# case NAME WANT-STATUS CONSOLE [VMLINUX]: what it printed stays in $got.
 case_() {
 	got=$(console_text_poke_int3 "$3" "${4:-$vml}" 2> "$T/err")
 	st=$?
@@ -66,7 +66,6 @@ case_() {
 }
 oops int3 $((off + 1)) > "$T/known"
 case_ static-call 0 "$T/known"
-got=$(console_text_poke_int3 "$T/known" "$vml")
 case $got in
 *"<__SCT__tp_func_sched_wakeup_new>"*) ;;
 *) echo "not ok text-poke-int3/static-call - printed '$got', not the call site"; fail=1 ;;
