@@ -16,7 +16,7 @@
 # One line each, also written to NEW/compare.txt:
 #   scenario mode old_ms new_ms change old/off new/off change noise verdict
 # verdict: same, REGRESSION, better, or n/a (missing or failed on a side).
-# Exit status: 0 no regression; 1 regressions; 2 usage.
+# Exit status: 0 no regression; 1 regressions; 64 usage.
 #
 # Examples:
 #   bench/compare.sh bench/results/20261203-071500 bench/results/20261202-180000

@@ -33,7 +33,7 @@
 # naming the clock; raw results in --out (default
 # build/bench/overhead-<date-time>/: raw.txt, MODE.times, MODE.ratios,
 # summary, params.txt with the clock and the guest's timeout, guest/).
-# Exit status: 0 done; 1 the guest run failed or a result is missing; 2 usage.
+# Exit status: 0 done; 1 the guest run failed or a result is missing; 64 usage.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=7 cpus=4 append='' out='' modes=events,tools clock=host

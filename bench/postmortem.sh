@@ -37,7 +37,7 @@
 # timeout_s in wall seconds, ...), guest/ (guest/run.sh's results).
 # Open the trace on the host with `trace-cmd report -i trace.dat` or
 # `kernelshark trace.dat`.  Exit status: 0 story written; 1 no story (guest
-# failed, workload error, unusable trace: see the message); 2 usage.
+# failed, workload error, unusable trace: see the message); 64 usage.
 #
 # Examples:
 #   bench/postmortem.sh inversion sleep-owner -n 20 --break 5000

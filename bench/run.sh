@@ -58,7 +58,8 @@
 # (lib/sh/console.sh): the bad lines go to the boot's badness file.
 # Exit status: 0 all ran; 1 a scenario failed, a guest hung or its kernel
 # log had bad lines (marked in the table or named on stderr, partial
-# results kept); 2 usage; 3 --compare found regressions.
+# results kept); 64 usage (one line and "Try ... --help" on stderr);
+# 3 --compare found regressions.
 #
 # Examples:
 #   bench/run.sh                               # all modes and scenarios

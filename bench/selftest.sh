@@ -29,9 +29,10 @@
 # inversion p99 is smaller with proxy on (current) than off; a mode the
 # kernel does not know is marked; a mode with a scheduler feature
 # (v6handoff) had it set in every boot.  Before the runs, "bench/cli/...":
-# bench/run.sh, postmortem.sh, overhead.sh, spread.sh and tests/soak.sh
-# refuse an unknown option, a missing value and a bad clock with exit 2
-# and a message (no guest).
+# bench/run.sh, postmortem.sh, overhead.sh, spread.sh, tests/soak.sh and
+# tests/under-load.sh print their help on stdout with exit 0 (--help, -h)
+# and refuse an unknown option, a missing value and a bad clock with exit
+# 64, one line "PROG: reason" and "Try '... --help' ..." (no guest).
 # Results: build/bench-selftest/<date-time>[-icount]/ (the newest 10 are kept).
 # Exit status: the number of failed checks (0 all passed).
 set -eu
@@ -58,28 +59,36 @@ failed=0
 ok() { echo "ok $1"; }
 notok() { echo "not ok $1 - $2"; failed=$((failed + 1)); }
 
-# refuses PROG SCRIPT MESSAGE ARGS...: SCRIPT ARGS exits 2 and its first
-# line starts "PROG: MESSAGE"; else the reason goes into $bad.  The timeout
-# only bounds a script that wrongly accepted ARGS and went on to boot.
+# refuses PROG SCRIPT MESSAGE ARGS...: SCRIPT ARGS exits 64 and says on
+# stderr "PROG: MESSAGE..." then "Try '... --help' for more information."
+# (two lines, nothing on stdout); else the reason goes into $bad.  The
+# timeout only bounds a script that wrongly accepted ARGS and went on to boot.
 refuses() {
 	p=$1 sc=$2 m=$3
 	shift 3
 	rc=0
-	msg=$(timeout 30 sh "$top/$sc" "$@" 2>&1 > /dev/null < /dev/null) || rc=$?
-	msg=$(echo "$msg" | head -1)
-	case $rc:$msg in
-	"2:$p: $m"*) ;;
-	*) bad="$bad; '$*': exit $rc, '$msg'" ;;
+	msg=$(timeout 30 sh "$top/$sc" "$@" 2>&1 > "$T.out" < /dev/null) || rc=$?
+	case $rc:$(echo "$msg" | head -1):$(echo "$msg" | sed -n 2p):$(echo "$msg" | wc -l):$(wc -c < "$T.out") in
+	"64:$p: $m"*":Try '"*" --help' for more information.:2:0") ;;
+	*) bad="$bad; '$*': exit $rc, '$(echo "$msg" | head -2 | tr '\n' '|')'" ;;
 	esac
 }
-# cli NAME PROG SCRIPT CLOCKOPT: SCRIPT (CLOCKOPT: its clock option, or '')
-# refuses an unknown option, an option without its value and a bad clock,
-# before it boots anything (lib/sh/cli.sh).
+# cli NAME PROG SCRIPT CLOCKOPT [VALOPT]: SCRIPT (CLOCKOPT: its clock
+# option, or ''; VALOPT: an option with a value, default --out)
+# prints its help on stdout with exit 0 for --help and -h, and refuses an
+# unknown option, an option without its value and a bad clock, before it
+# boots anything (lib/sh/cli.sh).
 cli() {
-	name=$1 prog=$2 script=$3 copt=$4 bad=''
+	name=$1 prog=$2 script=$3 copt=$4 vopt=${5:---out} bad=''
+	for h in --help -h; do
+		rc=0
+		timeout 30 sh "$top/$script" $h > "$T.out" 2> "$T.err" < /dev/null || rc=$?
+		[ "$rc" = 0 ] && head -1 "$T.out" | grep -q '^Usage: ' && [ ! -s "$T.err" ] ||
+			bad="$bad; '$h': exit $rc, stdout '$(head -1 "$T.out")', stderr '$(head -1 "$T.err")'"
+	done
 	refuses "$prog" "$script" unknown --no-such-option
-	refuses "$prog" "$script" "--out needs an argument" --out
-	refuses "$prog" "$script" "--out needs an argument, not the option '--no-such-option'" --out --no-such-option
+	refuses "$prog" "$script" "$vopt needs an argument" "$vopt"
+	refuses "$prog" "$script" "$vopt needs an argument" "$vopt" --no-such-option
 	if [ -n "$copt" ]; then
 		refuses "$prog" "$script" "$copt: bad argument 'icount=11'" "$copt" icount=11
 		refuses "$prog" "$script" "$copt: bad argument 'foo'" "$copt" foo
@@ -87,12 +96,15 @@ cli() {
 	fi
 	if [ -z "$bad" ]; then ok "bench/cli/$name"; else notok "bench/cli/$name" "${bad#; }"; fi
 }
+T=${TMPDIR-/tmp}/selftest.$$
+trap 'rm -f "$T".*' 0
 if [ -z "$results" ] && [ "$which" != icount ]; then
 	cli run bench bench/run.sh --clock
 	cli postmortem postmortem bench/postmortem.sh --clock
 	cli overhead overhead bench/overhead.sh --clock
 	cli spread spread bench/spread.sh --clocks
 	cli soak soak tests/soak.sh ''
+	cli under-load under-load tests/under-load.sh '' --loops
 fi
 
 base=$top/build/bench-selftest

@@ -24,7 +24,7 @@
 # clock's wall time (the seconds its boots ran in QEMU, waits for the guest
 # lock left out).  Also printed.
 # Exit status: 0 all runs ok; 1 a bench run failed (its table is still
-# written from what ran); 2 usage.
+# written from what ran); 64 usage.
 #
 # Examples:
 #   bench/spread.sh                                   # the full measurement

@@ -10,12 +10,19 @@
 # end of the comment block (the first line that is not a comment), so the
 # text a reader sees at the top of the file is the text -h prints.
 
-# usage [MESSAGE...]: "PROG: MESSAGE" (when given) and the help on stderr;
-# exit 2.
+# usage [MESSAGE...]: the conventions of GNU tools (issue 33).  Without a
+# MESSAGE (-h, --help): the help on stdout, exit 0.  With one (a usage
+# error): "PROG: MESSAGE" and "Try 'SCRIPT --help' for more information."
+# on stderr, exit 64 (EX_USAGE, as the BPF tools); runtime errors are die's
+# exit 1.
 usage() {
-	[ $# -eq 0 ] || echo "$cli_prog: $*" >&2
-	sed -n '/^# Usage:/,/^[^#]/p' "$0" | sed -e '/^[^#]/d' -e 's/^# \{0,1\}//' >&2
-	exit 2
+	if [ $# -eq 0 ]; then
+		sed -n '/^# Usage:/,/^[^#]/p' "$0" | sed -e '/^[^#]/d' -e 's/^# \{0,1\}//'
+		exit 0
+	fi
+	echo "$cli_prog: $*" >&2
+	echo "Try '$0 --help' for more information." >&2
+	exit 64
 }
 
 # die MESSAGE...: "PROG: MESSAGE" on stderr; exit 1.
@@ -27,7 +34,7 @@ die() {
 # checkarg OPTION NARGS VALUE ERE [WHAT]: the value of OPTION, the next
 # argument, must be there (NARGS, the caller's $# at OPTION, is 2 or more;
 # another --option is no value) and match the extended regex ERE, whole
-# (anchor it), on one line; else usage, naming WHAT is wanted.  Call it as
+# (anchor it), on one line; else a usage error naming WHAT is wanted.  Call it as
 #	--cpus) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
 checkarg() {
 	[ "$2" -ge 2 ] || usage "$1 needs an argument${5:+ ($5)}"
