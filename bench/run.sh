@@ -49,16 +49,26 @@
 #   --out DIR          results folder, must not exist or be empty (default
 #                      bench/results/<date-time>/)
 #   --no-plots         skip plots/plot.sh
+#   --inject-host-io MODE:RUN
+#                      a deliberately bad run, to show the warp guard
+#                      works: in run RUN of MODE every timed section also
+#                      writes to the host (9p) every 10 ms; the guard must
+#                      reject it (bench/selftest.sh does this)
 #   -h, --help         this text
 #
+# The warp guard: the guest reads the interrupt counts of the host's
+# devices (the 9p shares' virtio, the serial port) before and after each
+# timed section; a run during which the guest waited on the host is
+# rejected (<scenario>/r<rep>.warp, warp.tsv), named on stderr with
+# "REJECTED" and left out of the figures.
 # Results: see bench/README.md (per mode: run.log, <scenario>/r<rep>.*, and
 # the boot's console.log, dmesg.log, ... there or, one boot per repetition,
 # in boot<rep>/; summary.json, summary.tsv, summary.txt, plots/).
 # A boot's console is scanned for kernel badness as the tests' are
 # (lib/sh/console.sh): the bad lines go to the boot's badness file.
-# Exit status: 0 all ran; 1 a scenario failed, a guest hung or its kernel
-# log had bad lines (marked in the table or named on stderr, partial
-# results kept); 64 usage (one line and "Try ... --help" on stderr);
+# Exit status: 0 all ran; 1 a scenario failed, a guest hung, its kernel
+# log had bad lines, or a mode and scenario has no run the warp guard
+# accepted (marked in the table or named on stderr, partial results kept); 64 usage (one line and "Try ... --help" on stderr);
 # 3 --compare found regressions.
 #
 # Examples:
@@ -79,7 +89,7 @@ cli_prog=bench
 all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,mmap,inode,cyclictest,cyclictest-load,hackbench,messaging
 modes=$all_modes scenarios=$all_scen duration='' cpus=2 repeat=1 burn=1000
-quick='' compare='' out='' plots=1 interleave=1 clock=icount
+quick='' compare='' out='' plots=1 interleave=1 clock=icount inject=''
 while test $# -gt 0; do
 	case $1 in
 	--modes) checkarg "$1" $# "${2-}" '^(off|v4|current|v6handoff|mutexonly)(,(off|v4|current|v6handoff|mutexonly))*$'; modes=$2; shift ;;
@@ -95,6 +105,8 @@ while test $# -gt 0; do
 	--compare) checkarg "$1" $# "${2-}" '.'; compare=$2; shift ;;
 	--out) checkarg "$1" $# "${2-}" '.'; out=$2; shift ;;
 	--no-plots) plots='' ;;
+	--inject-host-io) checkarg "$1" $# "${2-}" '^(off|v4|current|v6handoff|mutexonly):[1-9][0-9]*$' MODE:RUN
+		inject=$2; shift ;;
 	-h|--help) usage ;;
 	*) usage "unknown option '$1'" ;;
 	esac
@@ -111,6 +123,11 @@ fi
 	usage "--compare $compare: no summary.tsv there (not a results folder)"
 [ "$(echo "$scenarios" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--scenarios: a scenario twice"
 [ "$(echo "$modes" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--modes: a mode twice"
+case ,$modes,:${inject#*:} in
+*,"${inject%%:*}",*:*) [ "${inject#*:}" -le "$repeat" ] || usage "--inject-host-io $inject: there are $repeat runs" ;;
+*:) ;;
+*) usage "--inject-host-io $inject: ${inject%%:*} is not in --modes" ;;
+esac
 
 # Only the tools and the image are built here, never the kernel (a build
 # takes the 2 cores for a long time: make kernel does it on request).
@@ -220,6 +237,7 @@ boot_timeout=$((120 + slack * per_boot))
 	echo "hackbench=$hb"
 	echo "messaging=$msg"
 	echo "boot_timeout_s=$boot_timeout"
+	echo "inject_host_io=$inject"
 	for m in $(echo "$modes" | tr ',' ' '); do
 		echo "append_$m=$(mode_append "$m")"
 		[ -z "$(mode_feature "$m")" ] || echo "sched_feature_$m=$(mode_feature "$m")"
@@ -302,6 +320,11 @@ for boot in $plan; do
 	# The guest writes <scenario>/r<rep>.* into the mode's folder, its
 	# share; guest/run.sh's own files go to the boot's.
 	feature=$(mode_feature "$m")
+	# --inject-host-io: the boot of that mode that runs that repetition.
+	bad=''
+	if [ "${inject%%:*}" = "$m" ] && [ "${inject#*:}" -ge "$first" ] && [ "${inject#*:}" -lt $((first + reps)) ]; then
+		bad=${inject#*:}
+	fi
 	{
 		rc=0
 		"$top/guest/run.sh" --kernel lean --cpus "$cpus" --clock "$clock" --append "$(mode_append "$m")" \
@@ -309,7 +332,7 @@ for boot in $plan; do
 			-- sh /px/repo/bench/guest-bench.sh --out /px/share --duration "$duration" \
 			--first-rep "$first" --repeat "$reps" \
 			--scenarios "$scenarios" --burn "$burn" --hackbench "$hb" --messaging "$msg" \
-			${feature:+--sched-feature "$feature"} 2>&1 < /dev/null || rc=$?
+			${feature:+--sched-feature "$feature"} ${bad:+--inject-host-io "$bad"} 2>&1 < /dev/null || rc=$?
 		echo "$rc" > "$bout/run.rc"
 	} | progress "$m" "$b" $(( (b - 1) * nscen * reps_per_boot )) $(( (b - 1) * per_boot + boot_est )) "$start"
 	rc=$(cat "$bout/run.rc" 2>/dev/null || echo 130)
@@ -351,6 +374,34 @@ if [ -n "$multi" ]; then
 	done
 fi
 echo "bench: all boots done after $(fmt_t $(($(date +%s) - start)))" >&2
+
+# The warp guard's verdicts (guest-bench.sh writes <scenario>/r<rep>.warp):
+# warp.tsv, one line per run "mode scenario run verdict reason"; a run
+# without its file is "missing" (it did not finish).  Rejected runs are
+# named here; a mode and scenario without an accepted run fails the bench.
+for m in $(echo "$modes" | tr ',' ' '); do
+	for s in $(echo "$scenarios" | tr ',' ' '); do
+		r=0 good=0
+		while [ $r -lt "$repeat" ]; do
+			r=$((r + 1))
+			w=$res/$m/$s/r$r.warp
+			if [ -f "$w" ]; then
+				v=$(sed -n '1s/^verdict: //p' "$w") why=$(sed -n '2s/^reason: //p' "$w")
+			else
+				v=missing why='no r'$r'.warp: the run did not finish'
+			fi
+			printf '%s\t%s\t%s\t%s\t%s\n' "$m" "$s" "$r" "$v" "$why" >> "$res/warp.tsv"
+			case $v in
+			ok) good=$((good + 1)) ;;
+			rejected) echo "bench: [$m] $s run $r REJECTED by the warp guard, left out of the figures: $why ($w)" >&2 ;;
+			esac
+		done
+		if [ "$good" = 0 ] && grep -q "^$m	$s	[0-9]*	rejected	" "$res/warp.tsv"; then
+			echo "bench: [$m] $s: FAILED: no run left that the warp guard accepted" >&2
+			failed=1
+		fi
+	done
+done
 
 "$top/bench/summarize.sh" "$res" || failed=1
 if [ -n "$plots" ]; then
