@@ -5,8 +5,9 @@
  * story (waiter, mutex, owner, the time split exactly), the longest wait
  * without a marker, a cyclictest latency, nanosecond timestamps, 3000 pids,
  * stdin, and the errors (missing file, a text report, events not recorded,
- * empty trace, no sched_proxy events, usage), and the record command in
- * `inversion --help` is the one the refusal names.  The host has the
+ * empty trace, no sched_proxy events, usage), the record command in
+ * `inversion --help` is the one the refusal names, and traces cut short at
+ * every offset of a small one and 700 of a 5-MB one (test_cut()).  The host has the
  * libtraceevent plugins that reformat sched_switch: the stories must not
  * depend on them.  Runs build/tools/bin/pxpostmortem, found next to this
  * binary's folder.
@@ -26,6 +27,8 @@
 
 static char tool[PATH_MAX + 64], inv[PATH_MAX + 64], dir[] = "/tmp/pxpm-unit.XXXXXX";
 static char out[65536], recipe[512];
+
+static int bench(long events, int pids, const char *old);
 
 #define PX_NS_LINES	20	/* at least the lines of lock_trace */
 
@@ -344,11 +347,211 @@ static void test_errors(void)
 	CHECK("pm-needs-sched-proxy", rc == 1 && strstr(out, "without sched_proxy:*") &&
 	      strstr(out, "CONFIG_PROXY_EXEC"), "exit %d: %s", rc, out);
 	rc = run("--bogus lock.dat");
-	CHECK("pm-usage-option", rc == 2, "exit %d: %s", rc, out);
+	CHECK("pm-usage-option", rc == 64, "exit %d: %s", rc, out);
 	rc = run("a.dat b.dat");
-	CHECK("pm-usage-two-files", rc == 2, "exit %d: %s", rc, out);
+	CHECK("pm-usage-two-files", rc == 64, "exit %d: %s", rc, out);
 	rc = run("-p x lock.dat");
-	CHECK("pm-usage-bad-pid", rc == 2 && strstr(out, "invalid PID"), "exit %d: %s", rc, out);
+	CHECK("pm-usage-bad-pid", rc == 64 && strstr(out, "invalid PID"), "exit %d: %s", rc, out);
+}
+
+/* ------------------------------------------------------- cut-short traces */
+
+struct cut_run {
+	pid_t	pid;
+	size_t	len;
+	int	slot;
+};
+
+struct cut_result {
+	int	bad, told, refused;	/* bad: a signal, a hang or another status */
+	char	first_bad[5][600];
+	int	nbad_shown;
+	size_t	told_min;		/* the shortest cut that still told a story */
+};
+
+/* The whole file @path into a buffer (@len). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		exit(1);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void cut_path(char *buf, size_t len, int slot, const char *what)
+{
+	snprintf(buf, len, "%s/cut%d.%s", dir, slot, what);
+}
+
+/* pxpostmortem -j on the first @len bytes of @data, in the background. */
+static pid_t cut_start(const char *data, size_t len, int slot)
+{
+	char dat[PATH_MAX], o[PATH_MAX], e[PATH_MAX];
+	FILE *f;
+	pid_t pid;
+
+	cut_path(dat, sizeof(dat), slot, "dat");
+	cut_path(o, sizeof(o), slot, "out");
+	cut_path(e, sizeof(e), slot, "err");
+	f = fopen(dat, "w");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+		exit(1);
+	fflush(stdout);		/* else the child's freopen() writes it again */
+	pid = fork();
+	if (pid < 0)
+		exit(1);
+	if (!pid) {
+		if (!freopen("/dev/null", "r", stdin) || !freopen(o, "w", stdout) ||
+		    !freopen(e, "w", stderr))
+			_exit(127);
+		alarm(20);		/* a hang ends in SIGALRM: a failure */
+		execl(tool, "pxpostmortem", "-j", dat, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * The verdict on one cut: exit 0 with a story on stdout and the cut-short
+ * warning, or exit 1 with one clear message on stderr, nothing on stdout;
+ * never a signal, another status or a line of libtracecmd's own.
+ */
+static void cut_check(struct cut_result *r, const struct cut_run *c, int st, size_t full)
+{
+	char o[PATH_MAX], e[PATH_MAX], why[128] = "";
+	size_t olen, elen;
+	char *out_s, *err_s;
+
+	cut_path(o, sizeof(o), c->slot, "out");
+	cut_path(e, sizeof(e), c->slot, "err");
+	out_s = slurp(o, &olen);
+	err_s = slurp(e, &elen);
+	out_s[olen] = err_s[elen] = '\0';
+	if (WIFSIGNALED(st))
+		snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st) == 0 && !strstr(out_s, "\"total_ns\""))
+		snprintf(why, sizeof(why), "exit 0 without a story");
+	else if (WEXITSTATUS(st) == 0 && c->len < full && !strstr(err_s, "is cut short"))
+		snprintf(why, sizeof(why), "exit 0 without the cut-short warning");
+	else if (WEXITSTATUS(st) == 1 && (olen || strncmp(err_s, "pxpostmortem: ", 14) ||
+					  (!strstr(err_s, "cut0.dat") && !strstr(err_s, "cut1.dat"))))
+		snprintf(why, sizeof(why), "exit 1 without one clear message naming the file");
+	else if (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 1)
+		snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(st));
+	if (why[0]) {
+		if (r->nbad_shown < 5)
+			snprintf(r->first_bad[r->nbad_shown++], sizeof(r->first_bad[0]),
+				 "cut at %zu: %s: %.400s%.100s", c->len, why, err_s, out_s);
+		r->bad++;
+	} else if (WEXITSTATUS(st) == 0) {
+		r->told++;
+		if (!r->told_min || c->len < r->told_min)
+			r->told_min = c->len;
+	} else {
+		r->refused++;
+	}
+	free(out_s);
+	free(err_s);
+}
+
+/* The tool on @data cut at each of @lens[0..@n), two at a time. */
+static void cut_sweep(struct cut_result *r, const char *data, size_t full,
+		      const size_t *lens, size_t n)
+{
+	struct cut_run run[2] = { { 0, 0, 0 }, { 0, 0, 1 } };
+	size_t next = 0;
+	int busy = 0, st, k;
+
+	memset(r, 0, sizeof(*r));
+	while (next < n || busy) {
+		for (k = 0; k < 2 && next < n; k++)
+			if (!run[k].pid) {
+				run[k].len = lens[next++];
+				run[k].pid = cut_start(data, run[k].len, k);
+				busy++;
+			}
+		pid_t pid = wait(&st);
+
+		for (k = 0; k < 2; k++)
+			if (run[k].pid == pid) {
+				cut_check(r, &run[k], st, full);
+				run[k].pid = 0;
+				busy--;
+			}
+	}
+}
+
+static void cut_report(const char *name, const struct cut_result *r, size_t n)
+{
+	CHECK(name, !r->bad, "%d of %zu cuts wrong, e.g.\n  %s\n  %s\n  %s", r->bad, n,
+	      r->first_bad[0], r->nbad_shown > 1 ? r->first_bad[1] : "",
+	      r->nbad_shown > 2 ? r->first_bad[2] : "");
+	printf("# %s: %zu cuts: %d told the story of what they hold, %d refused\n", name, n,
+	       r->told, r->refused);
+}
+
+/*
+ * A trace.dat cut short at every offset (the 20480 bytes of lock.dat: its
+ * headers, then one page of events per CPU), and at sampled offsets of a
+ * 5 MB one: no crash, no hang, a clear message and exit 1, or the story
+ * of the whole pages before the cut with a warning and exit 0.  Every cut
+ * that keeps all of CPU 0's page (16384 on) tells lock.dat's story.
+ */
+static void test_cut(void)
+{
+	struct cut_result r;
+	size_t len, i, n = 0, *lens;
+	char path[PATH_MAX], *data;
+	unsigned int seed = 7;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/lock.dat", dir);
+	data = slurp(path, &len);
+	lens = calloc(len + 1024, sizeof(*lens));
+	if (!lens)
+		exit(1);
+	for (i = 0; i < len; i++)
+		lens[i] = i;
+	cut_sweep(&r, data, len, lens, len);
+	cut_report("pm-cut-every-offset", &r, len);
+	CHECK("pm-cut-whole-pages-tell", r.told_min && r.told_min <= 16384 && r.told >= 4096,
+	      "the shortest cut telling a story: %zu bytes, %d in all", r.told_min, r.told);
+	write_dat("cut.dat", lock_trace, marker, PMDAT_ALL);
+	/* the same story as uncut, from the pages before the cut */
+	rc = runsh("head -c 18000 cut.dat > cut-text.dat && \"$PM\" cut-text.dat");
+	CHECK("pm-cut-story", rc == 0 && strstr(out, "is cut short (18000 bytes") &&
+	      strstr(out, "chain     waiter-100 -> [0xffff888001234500] -> owner owner-200"),
+	      "exit %d: %s", rc, out);
+	rc = runsh("head -c 18000 cut.dat | \"$PM\" -j | grep '\"truncated\": true'");
+	CHECK("pm-cut-stdin-json", rc == 0, "exit %d: %s", rc, out);
+	free(data);
+
+	/* 5 MB: 100000 events on 4 CPUs; cuts at random and around pages */
+	if (bench(100000, 500, NULL))
+		exit(1);
+	snprintf(path, sizeof(path), "%s/bench.dat", dir);
+	data = slurp(path, &len);
+	for (i = 0; i < 400; i++)
+		lens[n++] = (size_t)rand_r(&seed) % len;
+	for (i = 1; i <= 100; i++) {
+		size_t pg = (size_t)rand_r(&seed) % (len / 4096) * 4096;
+
+		lens[n++] = pg;
+		lens[n++] = pg + 1;
+		lens[n++] = pg ? pg - 1 : 0;
+	}
+	cut_sweep(&r, data, len, lens, n);
+	cut_report("pm-cut-large-sampled", &r, n);
+	free(data);
+	free(lens);
 }
 
 /*
@@ -474,6 +677,7 @@ int main(int argc, char **argv)
 	test_stdin();
 	test_errors();
 	test_recipe();
+	test_cut();
 	unit_rm_rf(dir);
 	return unit_exit();
 }

@@ -16,7 +16,7 @@
 enum {
 	EXIT_OK		= 0,
 	EXIT_FAIL	= 1,	/* unreadable, empty or unusable trace */
-	EXIT_USAGE	= 2,
+	EXIT_USAGE	= 64,	/* EX_USAGE, argp's default */
 };
 
 enum ev_type {
@@ -64,6 +64,8 @@ struct task {
 extern struct ev *evs;
 extern size_t nev;
 extern int nr_cpus;
+/* The trace.dat was cut short: the events are those of its whole pages. */
+extern bool trace_truncated;
 
 #define LOCK_LEN	24
 #define REASON_LEN	20

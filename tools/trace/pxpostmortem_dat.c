@@ -10,11 +10,17 @@
  * the formats of the events it recorded): read_trace() refuses it, naming
  * the missing ones and the record command, when it does not.
  *
+ * A trace.dat cut short is read up to its last whole page (open_cut()),
+ * and nothing libtracecmd can be given makes it crash: it is opened with
+ * tracecmd_open_head() + tracecmd_init_data(), and a handle either refused
+ * is never closed.
+ *
  * Tasks are indexed by pid in an open-addressing hash table.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +29,7 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <event-utils.h>
 #include <trace-cmd.h>
 
 #include "pxpostmortem.h"
@@ -394,6 +401,93 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *r, int cp
 
 /* ---------------------------------------------------------------- input */
 
+/*
+ * libtracecmd's messages are kept here instead of printed, and the first
+ * ones go into pxpostmortem's own error line: its warnings come through
+ * tep_vprint(), which event-utils.h lets an application override, and a
+ * few (3.1's "File possibly truncated. Need at least N") are printed on
+ * stdout, which init_data() catches.  libtraceevent's own format-parse
+ * complaints are dropped: they do not tell a user what is wrong.
+ */
+static char liblog[512];
+
+static void liblog_add(const char *fmt, va_list ap)
+{
+	size_t n = strlen(liblog);
+
+	if (n + 3 >= sizeof(liblog))
+		return;
+	if (n)
+		n += (size_t)snprintf(liblog + n, sizeof(liblog) - n, "; ");
+	vsnprintf(liblog + n, sizeof(liblog) - n, fmt, ap);
+	liblog[n + strcspn(liblog + n, "\n")] = '\0';
+}
+
+static void liblog_addf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	liblog_add(fmt, ap);
+	va_end(ap);
+}
+
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
+	       const char *fmt, va_list ap)
+{
+	(void)print_err;
+	if (level <= TEP_LOG_WARNING && name && !strcmp(name, "libtracecmd"))
+		liblog_add(fmt, ap);
+	return 0;
+}
+
+/* " (libtracecmd: ...)" for an error line, or "" when it said nothing. */
+static const char *libsaid(void)
+{
+	static char buf[sizeof(liblog) + 24];
+
+	if (!liblog[0])
+		return "";
+	snprintf(buf, sizeof(buf), " (libtracecmd: %s)", liblog);
+	return buf;
+}
+
+/* The file size the last "File possibly truncated" asked for, 0 if none. */
+static unsigned long long need_size(void)
+{
+	const char *p = strstr(liblog, "Need at least "), *q;
+
+	while (p && (q = strstr(p + 1, "Need at least ")))
+		p = q;
+	return p ? strtoull(p + strlen("Need at least "), NULL, 10) : 0;
+}
+
+/* tracecmd_init_data(), with what it prints on stdout kept in liblog. */
+static int init_data(struct tracecmd_input *handle)
+{
+	char buf[256];
+	int saved, cap, ret;
+	ssize_t n;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	cap = memfd_create("pxpostmortem-libtracecmd", MFD_CLOEXEC);
+	if (saved < 0 || cap < 0 || dup2(cap, STDOUT_FILENO) < 0)
+		px_fatal(EXIT_FAIL, "redirecting stdout");
+	ret = tracecmd_init_data(handle);
+	fflush(stdout);
+	if (dup2(saved, STDOUT_FILENO) < 0)
+		px_fatal(EXIT_FAIL, "restoring stdout");
+	close(saved);
+	n = pread(cap, buf, sizeof(buf) - 1, 0);
+	close(cap);
+	if (n > 0) {
+		buf[n] = '\0';
+		liblog_addf("%s", buf);
+	}
+	return ret;
+}
+
 /* A trace.dat starts with "\x17\x08\x44tracing". */
 static bool is_dat(int fd)
 {
@@ -404,7 +498,52 @@ static bool is_dat(int fd)
 	       !memcmp(buf, magic, sizeof(buf));
 }
 
-/* stdin as a file libtracecmd can seek and map: itself, or a copy. */
+/*
+ * The page size of the trace.dat @fd, from its first bytes (the same in
+ * every version, trace-cmd.dat.v7(5)): the magic, the version string,
+ * the endianness (1: big), the size of a long, then the page size.  0 if
+ * it cannot be read.
+ */
+static int page_size(int fd)
+{
+	unsigned char buf[32], *p;
+	uint32_t v;
+
+	if (pread(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return 0;
+	p = memchr(buf + 10, '\0', sizeof(buf) - 10);
+	if (!p || p + 7 > buf + sizeof(buf))
+		return 0;
+	v = p[1] ? (uint32_t)p[3] << 24 | p[4] << 16 | p[5] << 8 | p[6] :
+		   (uint32_t)p[6] << 24 | p[5] << 16 | p[4] << 8 | p[3];
+	return v >= 512 && v <= (1u << 24) ? (int)v : 0;
+}
+
+/* @fd's first @len bytes into a new memfd of @size bytes (the rest zeros). */
+static int copy_fd(int fd, const char *what, off_t len, off_t size)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n = 0;
+	int out;
+
+	out = memfd_create(what, MFD_CLOEXEC);
+	if (out < 0)
+		px_fatal(EXIT_FAIL, "memfd_create");
+	while (off < len && (n = pread(fd, buf, len - off < (off_t)sizeof(buf) ?
+				       (size_t)(len - off) : sizeof(buf), off)) > 0) {
+		if (write(out, buf, (size_t)n) != n)
+			px_fatal(EXIT_FAIL, "copying %s", what);
+		off += n;
+	}
+	if (n < 0)
+		px_fatal(EXIT_FAIL, "reading %s", what);
+	if (ftruncate(out, size))
+		px_fatal(EXIT_FAIL, "copying %s", what);
+	return out;
+}
+
+/* stdin as a file libtracecmd can open: itself, or a copy. */
 static int stdin_fd(void)
 {
 	struct stat st;
@@ -412,8 +551,7 @@ static int stdin_fd(void)
 	ssize_t n;
 	int fd;
 
-	/* libtracecmd reads from the file offset on */
-	if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode) && !lseek(STDIN_FILENO, 0, SEEK_SET))
+	if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode))
 		return dup(STDIN_FILENO);
 	fd = memfd_create("pxpostmortem-stdin", MFD_CLOEXEC);
 	if (fd < 0)
@@ -423,8 +561,6 @@ static int stdin_fd(void)
 			px_fatal(EXIT_FAIL, "copying stdin");
 	if (n < 0)
 		px_fatal(EXIT_FAIL, "reading stdin");
-	if (lseek(fd, 0, SEEK_SET))
-		px_fatal(EXIT_FAIL, "lseek");
 	return fd;
 }
 
@@ -451,10 +587,73 @@ static void check_events(const char *name)
 			  RECORD_CMD);
 }
 
+/* libtracecmd's handle on the file @fd: its headers, or NULL. */
+static struct tracecmd_input *open_head(int fd)
+{
+	char path[64];
+
+	/* Fields by name: no plugin may change what an event is. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+}
+
+/*
+ * A trace.dat cut short (an interrupted record, a full disk, a partial
+ * copy) has its headers but not all the CPU data they announce, which
+ * tracecmd_init_data() refuses, one CPU at a time ("File possibly
+ * truncated. Need at least N").  The pages it still holds tell what
+ * happened up to the cut: read a copy with every whole page up to the
+ * cut and zeros after it, up to what the headers announce, which
+ * libtracecmd reads as empty pages.  Returns that handle (and sets
+ * @truncated), or NULL.  A failed handle is never closed: libtracecmd
+ * 3.1's tracecmd_close() crashes on one that tracecmd_init_data() gave up
+ * on.
+ */
+static struct tracecmd_input *open_cut(int fd, const char *name, off_t have, bool *truncated)
+{
+	unsigned long long need = need_size();
+	struct tracecmd_input *handle;
+	int page = page_size(fd), tries, cut = -1;
+	off_t whole;
+
+	if (page <= 0)
+		return NULL;
+	whole = have / page * page;
+	for (tries = 0; tries < 1024; tries++) {
+		if (need <= (unsigned long long)have || need > (unsigned long long)have + (1ULL << 40))
+			return NULL;
+		if (cut >= 0)
+			close(cut);
+		cut = copy_fd(fd, name, whole, (off_t)need);
+		handle = open_head(cut);
+		if (!handle && whole < have) {
+			/* cut before the first page of events: keep the headers' tail */
+			close(cut);
+			whole = have;
+			cut = copy_fd(fd, name, whole, (off_t)need);
+			handle = open_head(cut);
+		}
+		if (!handle)
+			return NULL;
+		if (init_data(handle) >= 0) {
+			*truncated = true;
+			return handle;
+		}
+		/* the next CPU's data ends further on */
+		if (need_size() <= need)
+			return NULL;
+		need = need_size();
+	}
+	return NULL;
+}
+
+bool trace_truncated;
+
 void read_trace(const char *path)
 {
 	const char *name = path && strcmp(path, "-") ? path : "stdin";
 	struct tracecmd_input *handle;
+	struct stat st;
 	int fd, t, f;
 
 	if (path && strcmp(path, "-")) {
@@ -464,17 +663,35 @@ void read_trace(const char *path)
 	} else {
 		fd = stdin_fd();
 	}
+	if (fstat(fd, &st))
+		px_fatal(EXIT_FAIL, "%s", name);
+	if (S_ISDIR(st.st_mode))
+		px_fatalx(EXIT_FAIL, "%s: is a directory, not a trace.dat", name);
+	if (!st.st_size)
+		px_fatalx(EXIT_FAIL, "%s: empty file, not a trace.dat (did trace-cmd record "
+			  "end before it wrote anything?)", name);
 	if (!is_dat(fd))
 		px_fatalx(EXIT_FAIL, "%s: not a trace.dat; pxpostmortem reads the trace.dat of "
 			  "`trace-cmd record` (not the text of `trace-cmd report`): give it "
 			  "the trace.dat the report came from", name);
-	tracecmd_set_loglevel(TEP_LOG_CRITICAL);
-	/* Fields by name: no plugin may change what an event is. */
-	handle = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!handle)
-		px_fatalx(EXIT_FAIL, "%s: libtracecmd cannot read this trace.dat", name);
-	tep = tracecmd_get_tep(handle);
+	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	tep_set_loglevel(TEP_LOG_CRITICAL);
+	handle = open_head(fd);
+	if (!handle)
+		px_fatalx(EXIT_FAIL, "%s: a trace.dat whose headers libtracecmd cannot read: cut "
+			  "short before its events, or damaged%s", name, libsaid());
+	tep = tracecmd_get_tep(handle);
+	if (init_data(handle) < 0) {
+		handle = open_cut(fd, name, st.st_size, &trace_truncated);
+		if (!handle)
+			px_fatalx(EXIT_FAIL, "%s: libtracecmd cannot read its events: damaged, or "
+				  "cut short%s", name, libsaid());
+		tep = tracecmd_get_tep(handle);
+		px_warnx("warning: %s is cut short (%lld bytes, its headers announce more): "
+			 "the story of what its whole pages hold; later events are missing",
+			 name, (long long)st.st_size);
+	}
+	liblog[0] = '\0';
 	nr_cpus = tep_get_cpus(tep);
 	for (t = 1; t < NR_EV; t++) {
 		events[t] = tep_find_event_by_name(tep, ev_names[t].sys, ev_names[t].name);
@@ -483,12 +700,14 @@ void read_trace(const char *path)
 	}
 	check_events(name);
 	if (tracecmd_iterate_events(handle, NULL, 0, on_record, NULL) < 0)
-		px_fatalx(EXIT_FAIL, "%s: error reading the events", name);
+		px_fatalx(EXIT_FAIL, "%s: error reading the events%s", name, libsaid());
 	if (!nrecords)
-		px_fatalx(EXIT_FAIL, "%s: empty trace (no events): did trace-cmd record "
-			  "capture anything?", name);
+		px_fatalx(EXIT_FAIL, "%s: empty trace (no events)%s", name, trace_truncated ?
+			  ": cut short before its first whole page of events" :
+			  ": did trace-cmd record capture anything?");
 	if (!nproxy)
-		px_fatalx(EXIT_FAIL, "%s: no sched_proxy events: was the kernel booted with "
-			  "proxy_exec=disable, or did no task ever wait on a mutex?", name);
+		px_fatalx(EXIT_FAIL, "%s: no sched_proxy events%s", name, trace_truncated ?
+			  " before the cut" : ": was the kernel booted with proxy_exec=disable, "
+			  "or did no task ever wait on a mutex?");
 	/* The handle stays open: event names and symbols point into it. */
 }

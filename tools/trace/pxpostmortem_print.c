@@ -276,6 +276,7 @@ int print_json(const struct story *st)
 	px_json_string(&j, "format", "pxpostmortem");
 	px_json_u64(&j, "version", 1);
 	px_json_string(&j, "kind", s->lock ? "lock_wait" : "wakeup_latency");
+	px_json_bool(&j, "truncated", trace_truncated);
 	if (s->mark) {
 		px_json_string(&j, "marker", s->mark->text);
 		px_json_u64(&j, "marker_ts_ns", s->mark->ts);
