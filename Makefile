@@ -22,12 +22,13 @@ BENCHFLAGS ?= --quick --duration 4
 SOAKFLAGS ?=
 DEMO_CPUS ?= 4
 
-.PHONY: help deps tree kernel kernel-debug kernel-kasan tools unit image image-lean image-debug image-kasan \
+.PHONY: help deps tree kernel kernel-debug kernel-kasan kernel-kasan-nolockdep tools unit \
+	image image-lean image-debug image-kasan image-kasan-nolockdep \
 	boot demo check test soak soak-short clean distclean
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
-	@echo "targets: deps tree kernel kernel-debug kernel-kasan tools unit image boot demo check test soak soak-short clean distclean"
+	@echo "targets: deps tree kernel kernel-debug kernel-kasan kernel-kasan-nolockdep tools unit image boot demo check test soak soak-short clean distclean"
 
 # Install only the packages that are missing.
 deps:
@@ -53,6 +54,10 @@ kernel-debug: tree
 kernel-kasan: tree
 	kernel/build.sh kasan
 
+# KASAN and the detectors without lock debugging: the lock code users run.
+kernel-kasan-nolockdep: tree
+	kernel/build.sh kasan-nolockdep
+
 tools: tree
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet, skipping"; fi
 
@@ -68,6 +73,9 @@ image-debug: kernel-debug tools
 
 image-kasan: kernel-kasan tools
 	guest/mkinitramfs.sh kasan
+
+image-kasan-nolockdep: kernel-kasan-nolockdep tools
+	guest/mkinitramfs.sh kasan-nolockdep
 
 image: image-lean image-debug
 
@@ -90,7 +98,7 @@ PMFLAGS ?= inversion sleep-owner -n 20 --break 5000
 postmortem: image-lean
 	bench/postmortem.sh $(PMFLAGS)
 
-check: image-lean image-debug unit
+check: image-lean image-debug image-kasan-nolockdep unit
 	tests/run.sh $(TESTFLAGS)
 
 # Tests only, against whatever kernels and images exist.
@@ -99,7 +107,7 @@ test:
 
 # The long stress run (default 2 debug boots x 30 min, 8 vCPUs; results and
 # summary.txt in build/soak/<date-time>/).  Builds the image it boots.
-soak: $(if $(findstring lean,$(SOAKFLAGS)),image-lean,$(if $(findstring debug,$(SOAKFLAGS)),image-debug,image-kasan))
+soak: $(if $(findstring lean,$(SOAKFLAGS)),image-lean,$(if $(findstring nolockdep,$(SOAKFLAGS)),image-kasan-nolockdep,$(if $(findstring debug,$(SOAKFLAGS)),image-debug,image-kasan)))
 	tests/soak.sh $(SOAKFLAGS)
 
 # The soak, short: 60 s per return strategy on the debug kernel, the two

@@ -4,7 +4,7 @@
 #
 # Usage: guest/run.sh [options] -- command [args...]
 #        guest/run.sh [options] --interactive
-#   --kernel lean|debug|kasan|step  kernel flavour (default lean; step:
+#   --kernel lean|debug|kasan|kasan-nolockdep|step  kernel flavour (default lean; step:
 #                        kernel/boot-steps.sh's kernel of one series step)
 #   --cpus N             vCPUs (default 2)
 #   --mem MB             guest memory (default 1024)
@@ -76,7 +76,7 @@ first_output=''
 boot_nice='' run_nice=''
 while test $# -gt 0; do
 	case $1 in
-	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan|step)$'; flavour=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan|kasan-nolockdep|step)$'; flavour=$2; shift ;;
 	--cpus) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
 	--mem) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
 	--append) checkarg "$1" $# "${2-}" '^[^#]*$'; append=$2; shift ;;
@@ -145,7 +145,7 @@ cmdline="console=ttyS0 panic=-1 pci=noacpi no_timer_check"
 # for a moment at boot: an interrupt then is reported as a "wild-memory-
 # access" in its irq_desc lock (seen once in four KASAN boots, 6 ms after
 # boot, before anything of ours ran).
-[ "$flavour" != kasan ] || cmdline="$cmdline no5lvl"
+case $flavour in kasan*) cmdline="$cmdline no5lvl" ;; esac
 if [ -z "$interactive" ]; then
 	quote "$@" > "$out/job.sh"
 	echo >> "$out/job.sh"

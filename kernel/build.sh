@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build one guest kernel flavour out of tree.
 #
-# Usage: kernel/build.sh lean|debug|kasan|step
+# Usage: kernel/build.sh lean|debug|kasan|kasan-nolockdep|step
+#   debug: lockdep and the detectors; kasan: debug + KASAN (the soak);
+#   kasan-nolockdep: KASAN and the detectors without lock debugging,
+#   which changes what the locks do (kernel/config/debug.config)
 #   step: the lean configuration of build/linux-series, the tree
 #   kernel/boot-steps.sh checks out at one step of the series
 #
@@ -23,11 +26,13 @@ cli_prog=build
 flavour=$1
 tree=$top/build/linux
 obj=$top/build/obj-$flavour
+cfg=$top/kernel/config
 case $flavour in
 lean) frags="$top/kernel/config/lean.config" ;;
 step) frags="$top/kernel/config/lean.config" tree=$top/build/linux-series ;;
-debug) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config" ;;
-kasan) frags="$top/kernel/config/lean.config $top/kernel/config/debug.config $top/kernel/config/kasan.config" ;;
+debug) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config" ;;
+kasan) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config $cfg/kasan.config" ;;
+kasan-nolockdep) frags="$cfg/lean.config $cfg/detectors.config $cfg/kasan.config $cfg/nolockdep.config" ;;
 -h|--help) usage ;;
 *) usage "unknown flavour '$flavour'" ;;
 esac

@@ -4,26 +4,28 @@
 # only the directories a patch touches, with the lean config plus
 # CONFIG_PROXY_EXEC=y or =n.  Not a replacement for kernel/build.sh.
 #
-# With up: =y on a uniprocessor kernel (CONFIG_SMP=n).
+# With up: =y on a uniprocessor kernel (CONFIG_SMP=n); with nocg: =y
+# without group scheduling (CONFIG_CGROUP_SCHED=n: the donated-time
+# accounting's #ifdefs).
 # PX_CHECK_CONFIG=series: kernel/config/series.config on tinyconfig instead
 # of the lean kernel's .config (no drivers, no debug info: whole-vmlinux
 # builds of every series step, kernel/build-series.sh --full), in object
 # folders of its own.
 #
-# Usage: kernel/check-build.sh y|n|up [dir ...]   (default: kernel/sched kernel/locking)
+# Usage: kernel/check-build.sh y|n|up|nocg [dir|vmlinux ...]   (default: kernel/sched kernel/locking)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cli_prog=check-build
 # shellcheck source=lib/sh/cli.sh
 . "$top/lib/sh/cli.sh"
 case ${1-} in
-y|n|up) pe=$1 ;;
+y|n|up|nocg) pe=$1 ;;
 -h|--help) usage ;;
-'') usage "want y, n or up" ;;
-*) usage "y, n or up, not '$1'" ;;
+'') usage "want y, n, up or nocg" ;;
+*) usage "y, n, up or nocg, not '$1'" ;;
 esac
 want=$pe
-[ "$pe" != up ] || want=y
+case $pe in up|nocg) want=y ;; esac
 shift
 tree=${PX_DEV_TREE:-$top/build/linux-dev}
 cfg=${PX_CHECK_CONFIG:-lean}
@@ -55,13 +57,14 @@ elif [ ! -f "$obj/.config" ]; then
 	[ -f "$top/build/obj-lean/.config" ] || die "build the lean kernel first"
 	cp "$top/build/obj-lean/.config" "$obj/.config"
 fi
-sed -i -e '/CONFIG_PROXY_EXEC/d' -e '/CONFIG_SMP[= ]/d' "$obj/.config"
+sed -i -e '/CONFIG_PROXY_EXEC/d' -e '/CONFIG_SMP[= ]/d' -e '/CONFIG_CGROUP_SCHED[= ]/d' "$obj/.config"
 # SMP is set every time: left out, olddefconfig's default would be n.
 smp=y
 [ "$pe" != up ] || smp=n
 {
 	[ $want = y ] && echo CONFIG_PROXY_EXEC=y || echo '# CONFIG_PROXY_EXEC is not set'
 	[ $smp = y ] && echo CONFIG_SMP=y || echo '# CONFIG_SMP is not set'
+	[ "$pe" = nocg ] && echo '# CONFIG_CGROUP_SCHED is not set' || echo CONFIG_CGROUP_SCHED=y
 } >> "$obj/.config"
 make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig
 { make -s -C "$tree" O="$obj" CC="ccache gcc" -j"${JOBS:-1}" "$@" 2>&1; echo $? > "$obj/.status"; } | grep -v '^WARN: multiple IDs' || :
@@ -72,7 +75,7 @@ if grep -q '^config PROXY_EXEC$' "$tree/kernel/Kconfig.preempt" &&
 	echo "check-build: CONFIG_PROXY_EXEC=$pe did not survive olddefconfig" >&2
 	exit 1
 fi
-if [ "$cfg" = series ] && [ $smp = y ]; then
+if [ "$cfg" = series ] && [ $smp = y ] && [ "$pe" != nocg ]; then
 	# Every fragment symbol the tree knows must have survived (on an
 	# SMP kernel: uniprocessor drops what depends on SMP, UCLAMP_TASK).
 	for s in $fsyms; do
@@ -86,6 +89,10 @@ fi
 grep -q '^CONFIG_SMP=y' "$obj/.config" && got=y || got=n
 if [ $got != $smp ]; then
 	echo "check-build: CONFIG_SMP=$smp did not survive olddefconfig" >&2
+	exit 1
+fi
+if [ "$pe" = nocg ] && grep -q '^CONFIG_CGROUP_SCHED=y' "$obj/.config"; then
+	echo "check-build: CONFIG_CGROUP_SCHED=n did not survive olddefconfig" >&2
 	exit 1
 fi
 echo "check-build: PROXY_EXEC=$pe $* ok"

@@ -37,7 +37,7 @@
 # there (seconds per host check, per boot on the host's clock and per
 # guest script on the guest's), the slowest named at the end.
 #
-# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug] [--keep] [--update-expected]
+# Usage: tests/run.sh [--only REGEX] [--kernel lean|debug|kasan-nolockdep] [--keep] [--update-expected]
 #   --only REGEX   only unit tests / test scripts whose file name matches
 #   --kernel K     only the boots of kernel K (host unit tests still run)
 #   --keep         keep all old result folders (default: the newest 10)
@@ -55,7 +55,7 @@ while test $# -gt 0; do
 	case $1 in
 	--only) checkarg "$1" $# "${2-}" '.' REGEX; only=$2; shift ;;
 	--update-expected) update_expected=1 ;;
-	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug)$' 'lean|debug'; kernel=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan-nolockdep)$' 'lean|debug|kasan-nolockdep'; kernel=$2; shift ;;
 	--keep) keep=1 ;;
 	-h|--help) usage ;;
 	*) usage "unknown option '$1'" ;;

@@ -6,7 +6,7 @@
 # selftest, every inversion scenario incl. football, renamedemo and
 # cyclictest, all at once.  Then the findings, per boot and overall.
 #
-# Usage: tests/soak.sh [--duration TIME] [--kernel lean|debug|kasan] [--cpus N]
+# Usage: tests/soak.sh [--duration TIME] [--kernel lean|debug|kasan|kasan-nolockdep] [--cpus N]
 #                      [--boots N] [--parallel N] [--out DIR]
 #   --duration TIME  workload time per boot, N[s|m|h] (default 30m)
 #   --kernel K       kernel flavour (default kasan: the debug kernel's lockdep,
@@ -36,7 +36,7 @@ duration=30m kernel=kasan cpus=8 boots=2 parallel=2 out=
 while test $# -gt 0; do
 	case $1 in
 	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*[smh]?$' 'N[s|m|h]'; duration=$2; shift ;;
-	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan)$'; kernel=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan|kasan-nolockdep)$'; kernel=$2; shift ;;
 	--parallel) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; parallel=$2; shift ;;
 	--cpus) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
 	--boots) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; boots=$2; shift ;;

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Lock states that workloads reach only by chance, set up on purpose by
+# the test_proxy_exec module (lib/test_proxy_exec.c in the series) while
+# proxy execution watches; the module reports, this script judges:
+#
+#  stale-owner  an rw_semaphore whose count says "writer" while its owner
+#               field still names the last reader, which has exited and
+#               been freed (a writer that took the lock without waiting,
+#               between its two stores), with a FIFO writer donating.  The
+#               chain walk must not follow the field: no sched_proxy event
+#               may name the dead reader, no WARN (a reference taken on a
+#               freed task is one), no KASAN report; the donor gets the
+#               lock once the owner is set and the writer releases.  Where
+#               up_read() clears the field (DEBUG_RWSEMS: the debug kernel)
+#               the state cannot exist: the window check is a SKIP there.
+#  rewoken      a writer parked on its sleeping owner and woken by that
+#               owner's wakeup, five times, before it gets an rw_semaphore:
+#               nothing of the parking may be left on it (proxy_rewoken,
+#               which would cost its next mutex wait a spin); with a mutex
+#               as the control.  The donor must have been parked at all
+#               (sched_proxy_activate events), or the check proves nothing.
+#  up-write     a CFS writer run on a FIFO reader's behalf releases the
+#               rwsem to a CFS writer queued first, then burns 200 ms: its
+#               received time (proxy_received_ns) must stop at the release
+#               (< 1 ms after it), having been > 0 before.
+#
+# The AA cases are 43-proxy-aa.sh (they leave blocked threads behind).
+#
+# Usage: sh 42-proxy-cases.sh   (in the guest)
+# pxtest-boot: lean
+# pxtest-boot: debug
+# pxtest-boot: kasan-nolockdep
+# pxtest-cpus: 4
+# pxtest-timeout: 120
+set -u
+. ./lib/pxtest.sh
+T=$(mktemp -d)
+D=/sys/kernel/debug/test_proxy_exec
+TR=/sys/kernel/tracing
+
+if ! modprobe test_proxy_exec 2> "$T/modprobe" || [ ! -w $D/run ]; then
+	notok cases/module "modprobe test_proxy_exec: $(tail -1 "$T/modprobe")"
+	finish
+fi
+
+# run_case CASE: run it with every sched_proxy event traced; the result
+# line in $T/CASE.res, the events in $T/CASE.trace, the kernel log since
+# the start in $T/CASE.dmesg, the WARNs it added in warns.
+run_case() {
+	echo 0 > $TR/tracing_on
+	echo > $TR/trace
+	echo 1 > $TR/events/sched_proxy/enable
+	echo 1 > $TR/tracing_on
+	w0=$(cat /sys/kernel/warn_count)
+	echo "pxtest: case $1 begin" > /dev/kmsg
+	if ! echo "$1" > $D/run 2> "$T/$1.err"; then
+		echo "run failed: $(cat "$T/$1.err")" > "$T/$1.res"
+	fi
+	cat $D/result >> "$T/$1.res"
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/sched_proxy/enable
+	cat $TR/trace > "$T/$1.trace"
+	dmesg | sed -n "/pxtest: case $1 begin/,\$p" > "$T/$1.dmesg"
+	warns=$(($(cat /sys/kernel/warn_count) - w0))
+	echo "# $1: $(cat "$T/$1.res")"
+}
+
+# field CASE KEY: KEY=value from the case's result line.
+field() { tr ' ' '\n' < "$T/$1.res" | sed -n "s/^$2=//p" | head -1; }
+
+# bad_log CASE: the kernel log lines of the case that mean a kernel bug.
+bad_log() {
+	grep -E 'KASAN|refcount_t|WARNING|BUG|Oops|list_(add|del) corruption' "$T/$1.dmesg"
+}
+
+# --- stale-owner
+run_case stale_owner
+rpid=$(field stale_owner reader_pid) dpid=$(field stale_owner donor_pid)
+of=$(field stale_owner owner_field)
+check cases/stale-owner-donor-locks "$(cat "$T/stale_owner.res")" \
+	[ "$(field stale_owner donor_locked)" = 1 ]
+named=$(grep -cE "owner_pid=$rpid( |$)" "$T/stale_owner.trace")
+seen=$(grep -cE "donor_pid=$dpid( |$)" "$T/stale_owner.trace")
+if [ "$of" = null ]; then
+	skip cases/stale-owner-window "up_read() cleared the owner field here (DEBUG_RWSEMS): the state cannot exist"
+elif [ "$of" != stale_reader ]; then
+	notok cases/stale-owner-window "the owner field was '$of', not the dead reader's: the case did not set the state up"
+elif [ "${seen:-0}" -eq 0 ]; then
+	notok cases/stale-owner-window "no sched_proxy event for donor $dpid: the chain walk never saw the state"
+else
+	check cases/stale-owner-window \
+		"$named sched_proxy events name the freed reader $rpid as owner (of $seen for donor $dpid): $(grep -E "owner_pid=$rpid( |$)" "$T/stale_owner.trace" | head -2)" \
+		[ "$named" = 0 ]
+fi
+check cases/stale-owner-log-clean "$warns WARNs; $(bad_log stale_owner | head -3)" \
+	[ "$warns" = 0 -a -z "$(bad_log stale_owner)" ]
+
+# --- rewoken, and the mutex as control
+for c in rewoken rewoken_mutex; do
+	run_case $c
+	n=$(grep -c 'sched_proxy_activate:.*pxt-rewoken-d' "$T/$c.trace")
+	name=cases/$(echo $c | tr _ -)
+	if [ "$(field $c rounds)" != 10 ]; then
+		notok "$name" "$(cat "$T/$c.res")"
+	elif [ "$n" -eq 0 ]; then
+		notok "$name" "no donor was parked and woken by its owner (0 sched_proxy_activate): proves nothing"
+	else
+		check "$name" "proxy_rewoken left set after $(field $c left_set) of 10 acquisitions ($n parked wakeups)" \
+			[ "$(field $c left_set)" = 0 ]
+	fi
+done
+
+# --- up-write
+run_case up_write
+before=$(field up_write received_before_us) after=$(field up_write received_after_unlock_us)
+if [ "$(field up_write queued)" != 1 ] || [ -z "$before" ]; then
+	notok cases/up-write-resched "the case did not set up: $(cat "$T/up_write.res")"
+elif [ "$before" -eq 0 ]; then
+	notok cases/up-write-resched "the holder never ran on the reader's behalf (received 0 us before the release): proves nothing"
+else
+	check cases/up-write-resched \
+		"the holder ran $after us on the reader's context after up_write() (want < 1000; $before us before it)" \
+		[ "$after" -lt 1000 ]
+fi
+check cases/log-clean "$warns WARNs; $(bad_log up_write | head -3)" \
+	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_mutex)" ]
+modprobe -r test_proxy_exec 2> /dev/null
+finish
