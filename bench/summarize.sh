@@ -5,9 +5,11 @@
 # repetitions' histograms merged) for plots/.  Re-runnable on any folder.
 #
 # Usage: bench/summarize.sh RESULTS_DIR
+#        bench/summarize.sh -h|--help|-V|--version
 #
 # Exit status: 0 every mode x scenario ran; 1 something failed or is
-# missing (marked "FAILED" in the table with its log); 2 usage.
+# missing (marked "FAILED" in the table with its log); 64 usage
+# (tools/README.md "Conventions").
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cli_prog=summarize
@@ -15,8 +17,11 @@ cli_prog=summarize
 . "$top/lib/sh/cli.sh"
 case $#:${1-} in
 1:-h|1:--help) usage ;;
+1:-V|1:--version) echo "$cli_prog (proxyexec) $(cat "$top/tools/VERSION")"; exit 0 ;;
+1:-*) usage "unknown option '$1'" ;;
 1:*) [ -f "$1/params.txt" ] || usage "$1: no params.txt (not a bench/run.sh results folder)" ;;
-*) usage "want one results folder" ;;
+0:) usage "no results folder given" ;;
+*) usage "one results folder only, not $#" ;;
 esac
 command -v jq > /dev/null || die "jq not found (make deps, or apt-get install jq)"
 res=$(cd "$1" && pwd)

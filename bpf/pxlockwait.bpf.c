@@ -26,8 +26,10 @@
 #define MUTEX_FLAGS	0x07UL	/* low bits of mutex->owner (kernel/locking/mutex.h) */
 
 const volatile __u32 targ_tgid = 0;	/* -p: waiter or owner */
+const volatile __u64 targ_cgid = 0;	/* -c: waiter or owner, in it or below */
+const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_comm_set = false;
-const volatile char targ_comm[PX_COMM_LEN] = {};	/* -c: waiter or owner */
+const volatile char targ_comm[PX_COMM_LEN] = {};	/* --comm: waiter or owner */
 const volatile __u64 targ_min_ns = 1000000;
 const volatile bool targ_stacks = true;
 const volatile bool targ_donor = true;	/* the kernel has sched_proxy_switch */
@@ -100,6 +102,25 @@ static __always_inline __u32 lock_kind(__u64 lock, char *where)
 }
 
 /*
+ * -c: is @t in the cgroup targ_cgid or below?  px_task_in_cgroup() with
+ * helper reads all along: an owner comes from mutex->owner, a plain
+ * number to the verifier.
+ */
+static __always_inline bool in_cgroup(struct task_struct *t)
+{
+	struct cgroup *cgrp, *anc = NULL;
+
+	cgrp = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	if (!cgrp || BPF_CORE_READ(cgrp, level) < (int)targ_cglevel)
+		return false;
+	if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)cgrp +
+				  bpf_core_field_offset(struct cgroup, ancestors) +
+				  targ_cglevel * sizeof(anc)))
+		return false;
+	return anc && BPF_CORE_READ(anc, kn, id) == targ_cgid;
+}
+
+/*
  * The chain from @lock: its owner, the mutex that owner is blocked on,
  * its owner, ... at most PXLW_MAX_LINKS links.  Owners are read from
  * mutex->owner, a plain number to the verifier: every read is a
@@ -112,7 +133,7 @@ static __always_inline void read_chain(struct pxlw_event *e, __u64 lock)
 	int i;
 
 	e->nlinks = 0;
-	e->flags &= ~(PXLW_F_CHAIN_MORE | PXLW_F_OWNER_ON_CPU);
+	e->flags &= ~(PXLW_F_CHAIN_MORE | PXLW_F_OWNER_ON_CPU | PXLW_F_OWNER_CG);
 	for (i = 0; i < PXLW_MAX_LINKS; i++) {
 		l = &e->links[i];
 		l->lock = lock;
@@ -130,6 +151,8 @@ static __always_inline void read_chain(struct pxlw_event *e, __u64 lock)
 		if (i == 0) {
 			if (BPF_CORE_READ(owner, on_cpu))
 				e->flags |= PXLW_F_OWNER_ON_CPU;
+			if (targ_cgid && in_cgroup(owner))
+				e->flags |= PXLW_F_OWNER_CG;
 			e->owner_cpu = BPF_CORE_READ(owner, thread_info.cpu);
 		}
 		/* A kernel without proxy execution has no blocked_on. */
@@ -193,6 +216,8 @@ static __always_inline int on_contention_begin(void *ctx, void *lock, unsigned i
 		BPF_CORE_READ_STR_INTO(&e->comm, cur, comm);
 		if (!targ_donor)
 			e->flags |= PXLW_F_NO_DONOR;
+		if (targ_cgid && in_cgroup(cur))
+			e->flags |= PXLW_F_WAITER_CG;
 		read_chain(e, (__u64)lock);
 	}
 	if ((flags & PX_LCB_F_SPIN) || (e->flags & PXLW_F_BLOCKED))
@@ -221,10 +246,12 @@ static __always_inline bool comm_eq(const char *c)
 	return true;
 }
 
-/* -p and -c: the waiter or link 0's owner. */
+/* -p, -c and --comm: the waiter or link 0's owner. */
 static __always_inline bool match(const struct pxlw_event *e)
 {
 	if (targ_tgid && e->tgid != targ_tgid && e->links[0].owner_tgid != targ_tgid)
+		return false;
+	if (targ_cgid && !(e->flags & (PXLW_F_WAITER_CG | PXLW_F_OWNER_CG)))
 		return false;
 	if (targ_comm_set && !comm_eq(e->comm) &&
 	    !(e->links[0].owner_pid && comm_eq(e->links[0].owner_comm)))

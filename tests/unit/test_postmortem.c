@@ -295,8 +295,16 @@ static void test_stdin(void)
 {
 	int rc;
 
-	rc = runsh("cat lock.dat | \"$PM\" -j");
+	rc = runsh("cat lock.dat | \"$PM\" -j -");
 	CHECK("pm-stdin-pipe", rc == 0 && strstr(out, "\"total_ns\": 12000000"), "exit %d: %s", rc, out);
+	/* ./trace.dat by default and -i FILE, as trace-cmd report */
+	rc = runsh("mkdir -p cwd && cp lock.dat cwd/trace.dat && cd cwd && \"$PM\" -j < /dev/null");
+	CHECK("pm-default-trace-dat", rc == 0 && strstr(out, "\"total_ns\": 12000000"),
+	      "exit %d: %s", rc, out);
+	rc = run("-j -i lock.dat");
+	CHECK("pm-input-option", rc == 0 && strstr(out, "\"total_ns\": 12000000"), "exit %d: %s", rc, out);
+	rc = run("");
+	CHECK("pm-no-trace-dat", rc == 1 && strstr(out, "cannot open trace.dat"), "exit %d: %s", rc, out);
 }
 
 static void test_errors(void)
@@ -351,7 +359,7 @@ static void test_errors(void)
 	rc = run("a.dat b.dat");
 	CHECK("pm-usage-two-files", rc == 64, "exit %d: %s", rc, out);
 	rc = run("-p x lock.dat");
-	CHECK("pm-usage-bad-pid", rc == 64 && strstr(out, "invalid PID"), "exit %d: %s", rc, out);
+	CHECK("pm-usage-bad-pid", rc == 64 && strstr(out, "invalid TID"), "exit %d: %s", rc, out);
 }
 
 /* ------------------------------------------------------- cut-short traces */
@@ -530,7 +538,7 @@ static void test_cut(void)
 	CHECK("pm-cut-story", rc == 0 && strstr(out, "is cut short (18000 bytes") &&
 	      strstr(out, "chain     waiter-100 -> [0xffff888001234500] -> owner owner-200"),
 	      "exit %d: %s", rc, out);
-	rc = runsh("head -c 18000 cut.dat | \"$PM\" -j | grep '\"truncated\": true'");
+	rc = runsh("head -c 18000 cut.dat | \"$PM\" -j - | grep '\"truncated\": true'");
 	CHECK("pm-cut-stdin-json", rc == 0, "exit %d: %s", rc, out);
 	free(data);
 

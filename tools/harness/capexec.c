@@ -16,9 +16,11 @@
  * = effective = inheritable = CAPS), PR_CAP_AMBIENT_RAISE for each of CAPS
  * (an ambient capability must be permitted and inheritable), exec: the
  * command, not setuid and without file capabilities, starts with CapEff
- * = CapPrm = CAPS.  Needs root.  Exit status: the command's; 125 on a
- * usage or set-up error, 127 if the command cannot be run.
+ * = CapPrm = CAPS.  Needs root.  Exit status: the command's; 64 on a
+ * usage error, 125 on a set-up error (as env(1)), 127 if the command
+ * cannot be run.
  */
+#include <argp.h>
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
@@ -48,18 +50,66 @@ static const struct { const char *name; int cap; } cap_names[] = {
 	{ "bpf",		39 },	/* CAP_BPF */
 };
 
-static void usage(void)
+static struct env {
+	long		uid, gid;
+	uint64_t	caps;
+	char		**cmd;
+} env = {
+	.uid = 65534,
+	.gid = -1,
+};
+
+static const char doc[] =
+"Run COMMAND as a non-root user holding only the capabilities CAPS.\n"
+"\n"
+"USAGE: capexec [-h] [-V] [-u UID] [-g GID] [-c CAPS] [--] COMMAND [ARG...]\n"
+"\n"
+"CAPS: comma-separated names without CAP_ (bpf,perfmon,sys_admin,...) or\n"
+"numbers; \"\" or none for no capability.  Needs root.  Exit: the command's;\n"
+"64 usage, 125 set-up error, 127 the command cannot be run.\n"
+"\n"
+"EXAMPLES:\n"
+"    capexec -u 60600 -c bpf,perfmon -- pxchain 1 1\n"
+"    capexec -u 60600 -c bpf -- grep Cap /proc/self/status\n"
+"\n"
+"Options:";
+
+static const struct argp_option opts[] = {
+	{ "caps", 'c', "CAPS", 0, "The capabilities to keep (default none)", 0 },
+	{ "gid", 'g', "GID", 0, "Group id to run as (default UID)", 0 },
+	{ "uid", 'u', "UID", 0, "User id to run as, not 0 (default 65534)", 0 },
+	{},
+};
+
+static uint64_t parse_caps(struct argp_state *state, char *s);
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	fprintf(stderr, "usage: capexec [-u UID] [-g GID] [-c CAPS] [--] COMMAND [ARG...]\n"
-		"  CAPS: comma-separated names without CAP_ (bpf,perfmon,sys_admin,...)\n"
-		"        or numbers; \"\" or none for no capability\n"
-		"EXAMPLES:\n"
-		"  capexec -u 60600 -c bpf,perfmon -- pxchain 1 1\n"
-		"  capexec -u 60600 -c bpf -- grep Cap /proc/self/status\n");
-	exit(125);
+	switch (key) {
+	case 'c':
+		env.caps = parse_caps(state, arg);
+		break;
+	case 'g':
+		env.gid = px_arg_long(state, "GID", arg, 0, INT_MAX);
+		break;
+	case 'u':
+		env.uid = px_arg_long(state, "UID (not 0: that is root)", arg, 1, INT_MAX);
+		break;
+	case ARGP_KEY_ARG:
+		/* the command: the rest is its own */
+		env.cmd = state->argv + state->next - 1;
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no command given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
 }
 
-static uint64_t parse_caps(char *s)
+static uint64_t parse_caps(struct argp_state *state, char *s)
 {
 	uint64_t mask = 0;
 	char *tok, *save = NULL;
@@ -74,7 +124,7 @@ static uint64_t parse_caps(char *s)
 			tok += 4;
 		if (isdigit((unsigned char)*tok)) {
 			if (px_parse_long(tok, 0, 63, &n))
-				px_fatalx(125, "invalid capability number: %s", tok);
+				argp_error(state, "invalid capability number: %s", tok);
 			mask |= 1ULL << n;
 			continue;
 		}
@@ -82,7 +132,7 @@ static uint64_t parse_caps(char *s)
 			if (!strcasecmp(tok, cap_names[i].name))
 				break;
 		if (i == PX_ARRAY_SIZE(cap_names))
-			px_fatalx(125, "unknown capability: %s (give its number)", tok);
+			argp_error(state, "unknown capability: %s (give its number)", tok);
 		mask |= 1ULL << cap_names[i].cap;
 	}
 	return mask;
@@ -92,31 +142,17 @@ int main(int argc, char **argv)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
-	long uid = 65534, gid = -1;
-	uint64_t caps = 0;
-	int c, i;
+	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
+	long uid, gid;
+	uint64_t caps;
+	int i;
 
-	while ((c = getopt(argc, argv, "+u:g:c:h")) != -1) {
-		switch (c) {
-		case 'u':
-			if (px_parse_long(optarg, 1, INT_MAX, &uid))
-				px_fatalx(125, "invalid UID: %s (not 0: that is root)", optarg);
-			break;
-		case 'g':
-			if (px_parse_long(optarg, 0, INT_MAX, &gid))
-				px_fatalx(125, "invalid GID: %s", optarg);
-			break;
-		case 'c':
-			caps = parse_caps(optarg);
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind >= argc)
-		usage();
-	if (gid < 0)
-		gid = uid;
+	/* Options up to the command only: its own are its own. */
+	if (px_argp_parse_flags(&argp, argc, argv, ARGP_IN_ORDER, NULL))
+		return PX_EXIT_USAGE;
+	uid = env.uid;
+	gid = env.gid < 0 ? uid : env.gid;
+	caps = env.caps;
 
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
 		px_fatal(125, "PR_SET_KEEPCAPS");
@@ -141,6 +177,6 @@ int main(int argc, char **argv)
 			px_fatal(125, "PR_CAP_AMBIENT_RAISE %d", i);
 	}
 
-	execvp(argv[optind], argv + optind);
-	px_fatal(127, "%s", argv[optind]);
+	execvp(env.cmd[0], env.cmd);
+	px_fatal(127, "%s", env.cmd[0]);
 }

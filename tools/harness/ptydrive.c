@@ -29,7 +29,7 @@
  * ("restored": the command left the pty in canonical mode with echo, the
  * screen model off the alternate screen, the cursor visible).  Exit status:
  * the command's (128+N for signal N), 124 when --timeout killed it, 125
- * when the terminal was not restored, 2 for bad arguments, 1 when the pty
+ * when the terminal was not restored, 64 for bad arguments, 1 when the pty
  * or the command could not be set up.
  */
 #include <argp.h>
@@ -501,13 +501,10 @@ int main(int argc, char **argv)
 	char *slave;
 	pid_t pid;
 
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	if (!env.cmd || !env.cmd[0]) {
-		px_warnx("no command given (ptydrive [OPTION...] -- COMMAND [ARG...])");
-		return 2;
-	}
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
+	if (!env.cmd || !env.cmd[0])
+		px_usage_error("no command given (ptydrive [OPTION...] -- COMMAND [ARG...])");
 	if (env.screen_file && !(screen_out = fopen(env.screen_file, "w")))
 		px_fatal(1, "%s", env.screen_file);
 

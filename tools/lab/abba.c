@@ -16,7 +16,7 @@
  * execution as without it (tests/guest/37-abba.sh checks the report).
  *
  * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol),
- * exits 1 if a check failed, 2 on bad arguments or a broken setup.
+ * exits 1 if a check failed, 2 on a broken setup, 64 on bad arguments.
  */
 #include <argp.h>
 #include <errno.h>
@@ -109,7 +109,8 @@ static const char doc[] =
 "\n"
 "USAGE: abba [-a IDX] [-b IDX] [--hold TIME] [--uninterruptible]\n"
 "\n"
-"Needs two online CPUs.  Prints ok/not ok lines; exits 1 if a check failed.\n"
+"Needs two online CPUs.  Prints ok/not ok lines; exits 1 if a check failed,\n"
+"2 on a broken setup, 64 on bad arguments.\n"
 "\n"
 "EXAMPLES:\n"
 "    abba                # mutexes 0 and 1, deadlocked for 3 s\n"
@@ -162,11 +163,10 @@ int main(int argc, char **argv)
 	bool both_d = false, all_ran = true;
 	char why[160];
 
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (env.a == env.b)
-		px_fatalx(2, "the two mutexes must differ");
+		px_usage_error("the two mutexes must differ");
 	if (px_online_cpus(&online))
 		px_fatalx(2, "cannot read the online CPUs");
 	for (c = 0; c < CPU_SETSIZE && ncpu < MAX_SPIN; c++)

@@ -14,7 +14,6 @@
 
 #include "inversion.h"
 
-const char *argp_program_version = "football 1";
 static const char doc[] =
 "The RT invariant of LTP's sched_football on /dev/proxylab (CONFIG_PROXYLAB).\n"
 "\n"
@@ -30,7 +29,7 @@ static const char doc[] =
 "Prints the defense's acquire latency, a consistency line and \"football: ball\n"
 "moved N times in T ms -> PASS\" (or FAIL); -o writes the JSON result, --hist\n"
 "the gnuplot histogram (format: tools/README.md).  Exit: 0 the ball stayed\n"
-"still, 1 error or inconsistency, 2 usage, 3 the ball moved, 4 --break tripped.\n"
+"still, 1 error or inconsistency, 3 the ball moved, 4 --break tripped, 64 usage.\n"
 "\n"
 "EXAMPLES:\n"
 "    football                      # 3 s game on every CPU\n"
@@ -43,7 +42,6 @@ static const struct argp_option opts[] = {
 	{ "burn", 'b', "USEC", 0, "CPU time the owners burn while holding (default 500)", 0 },
 	{ "cpus", 'c', "LIST", 0, "CPUs of the game, one team each (default all)", 0 },
 	{ "duration", 'd', "TIME", 0, "game length (e.g. 5s, 500ms; default unit s; default 3s)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 
@@ -52,9 +50,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	int n, error = 0;
 
 	switch (key) {
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
-		break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "unexpected argument: %s\n", arg);
 		argp_usage(state);
@@ -87,8 +82,7 @@ int main(int argc, char **argv)
 	env.sc = &football_scenario;
 	if (px_result_init(&res, env.tool, "lock_wait", argc, argv))
 		px_fatal(EXIT_FAIL, "out of memory");
-	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return EXIT_USAGE;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	return inv_run(&res, run_football);
 }

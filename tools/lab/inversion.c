@@ -26,7 +26,6 @@ static const struct scenario_desc scenarios[] = {
 	{ "football",	 SC_FOOTBALL,	 FOOTBALL_HELP },
 };
 
-const char *argp_program_version = "inversion 1";
 static const char doc[] =
 "Priority-inversion workloads on /dev/proxylab (CONFIG_PROXYLAB).\n"
 "\n"
@@ -45,8 +44,8 @@ static const char doc[] =
 "\n"
 "Prints the waiter's acquire latency (min p50 p90 p99 p99.9 max count) and a\n"
 "consistency line; -o writes the JSON result, --hist the gnuplot histogram\n"
-"(format: tools/README.md).  Exit: 0 ok, 1 error or inconsistency, 2 usage,\n"
-"3 football invariant violated, 4 --break tripped.\n"
+"(format: tools/README.md).  Exit: 0 ok, 1 error or inconsistency,\n"
+"3 football invariant violated, 4 --break tripped, 64 usage.\n"
 "\n"
 "--break USEC: the first acquire that waited longer than USEC writes the trace\n"
 "marker \"inversion break: pid=PID mutex=IDX wait_ns=NS break_ns=NS\" to\n"
@@ -91,7 +90,6 @@ static const struct argp_option opts[] = {
 	{ "verbose", 'v', NULL, 0, "print each iteration's latency", 0 },
 	{ "waiter-prio", OPT_WAITER_PRIO, "PRIO", 0, "SCHED_FIFO priority of the waiter (default 80)", 0 },
 	{ "weight", OPT_WEIGHT, "W", 0, "cfs: cpu.weight of the owner's group, 1..10000 (default 1)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 
@@ -194,9 +192,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_WEIGHT:
 		env.weight = px_arg_long(state, "cpu.weight", arg, 1, 10000);
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num > 0) {
@@ -306,8 +301,7 @@ int main(int argc, char **argv)
 
 	if (px_result_init(&res, "inversion", "lock_wait", argc, argv))
 		px_fatal(EXIT_FAIL, "out of memory");
-	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return EXIT_USAGE;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	return inv_run(&res, env.sc->id == SC_FOOTBALL ? run_football : run_lock_scenario);
 }

@@ -90,7 +90,7 @@ enum inv_scenario {
 enum {
 	EXIT_OK		= 0,
 	EXIT_FAIL	= 1,	/* setup error, kernel error, inconsistency */
-	EXIT_USAGE	= 2,
+	EXIT_USAGE	= PX_EXIT_USAGE,	/* 64, tools/README.md "Conventions" */
 	EXIT_VIOLATION	= 3,	/* football: the ball moved */
 	EXIT_BREAK	= 4,	/* --break: an acquire waited too long */
 };

@@ -573,9 +573,10 @@ static void test_burn(int fd)
 static const char doc[] =
 "Check the error paths and release rules of /dev/proxylab.\n"
 "\n"
-"USAGE: labcheck [--first-mutex IDX] [--only errors|blocking]\n"
+"USAGE: labcheck [-m IDX] [--only errors|blocking]\n"
 "\n"
-"Prints ok/not ok lines, exits 1 if any check failed.  Uses 10 lab mutexes\n"
+"Prints ok/not ok lines, exits 1 if any check failed (lab/open: no lab),\n"
+"64 on bad arguments.  Uses 10 lab mutexes\n"
 "and 6 lab rwsems.\n"
 "The checks come in two kinds: errors (bad arguments, permissions,\n"
 "nesting, what exit and close release, the sleep and burn ioctls: no task\n"
@@ -588,9 +589,11 @@ static const char doc[] =
 "    labcheck --first-mutex 6\n"
 "    labcheck --only blocking\n";
 
+enum { OPT_ONLY = 0x100 };
+
 static const struct argp_option opts[] = {
 	{ "first-mutex", 'm', "IDX", 0, "lowest lab mutex to use (default 0)", 0 },
-	{ "only", 'o', "KIND", 0, "only the checks of KIND: errors or blocking", 0 },
+	{ "only", OPT_ONLY, "KIND", 0, "only the checks of KIND: errors or blocking", 0 },
 	{},
 };
 
@@ -603,7 +606,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--first-mutex %d leaves too few of the %d lab rwsems",
 				   base, PROXYLAB_NR_RWSEMS);
 		break;
-	case 'o':
+	case OPT_ONLY:
 		if (!strcmp(arg, "errors")) {
 			run_blocking = false;
 		} else if (!strcmp(arg, "blocking")) {
@@ -627,9 +630,8 @@ int main(int argc, char **argv)
 	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
 	int fd;
 
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	fd = px_lab_open();
 	if (fd < 0) {
 		printf("not ok lab/open - %s\n", errno == ENOENT ?

@@ -95,7 +95,6 @@ static int file_fd = -1;	/* --inode: the file whose i_rwsem is contended */
 static FILE *out;
 static volatile sig_atomic_t exiting;
 
-const char *argp_program_version = "mmapdemo 1";
 static const char doc[] =
 "Time mmap_lock (or a file's i_rwsem) while a starved background thread\n"
 "holds it.\n"
@@ -149,7 +148,6 @@ static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "write the JSON result to FILE (- for stdout)", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the summary table and the consistency line", 0 },
 	{ "size", OPT_SIZE, "MB", 0, "the background's mapping (default 64)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 
@@ -201,9 +199,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SIZE:
 		env.size_mb = px_arg_u64(state, "size in MB", arg, 1, 4096);
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "unexpected argument: %s\n", arg);
@@ -433,9 +428,8 @@ int main(int argc, char **argv)
 	char *small;
 	long page = sysconf(_SC_PAGESIZE);
 
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (px_result_init(&res, "mmapdemo", env.inode ? "i_rwsem_wait" : "mmap_lock_wait",
 			   argc, argv))
 		px_fatal(1, "out of memory");

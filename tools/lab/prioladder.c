@@ -18,8 +18,8 @@
  * fail, which is what a proxy-off boot shows.
  *
  * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol) and
- * one "# waiter" line per waiter; exits 1 if a check failed, 2 on bad
- * arguments or a broken setup.
+ * one "# waiter" line per waiter; exits 1 if a check failed, 2 on a
+ * broken setup, 64 on bad arguments.
  */
 #include <argp.h>
 #include <errno.h>
@@ -186,10 +186,11 @@ static void report(void)
 static const char doc[] =
 "Many waiters of different priorities on one mutex owner, with a hog between them.\n"
 "\n"
-"USAGE: prioladder [-c CPU] [-P PRIOS] [--hog-prio PRIO] [--hog TIME] [--hold TIME] [--bound TIME]\n"
+"USAGE: prioladder [-c CPU] [-m IDX] [-P PRIOS] [--hog-prio PRIO] [--hog TIME]\n"
+"                  [--hold TIME] [--bound TIME]\n"
 "\n"
 "Prints ok/not ok lines and each waiter's acquisition; exits 1 if a check\n"
-"failed, 2 on bad input.\n"
+"failed, 2 on a broken setup, 64 on bad arguments.\n"
 "\n"
 "EXAMPLES:\n"
 "    prioladder                       # waiters FIFO 10,20,40,60; hog FIFO 30 on CPU 1\n"
@@ -271,18 +272,17 @@ int main(int argc, char **argv)
 
 	env.nwaiters = 4;
 	memcpy(env.prio, default_prios, sizeof(default_prios));
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (!env.bound_ns)
 		env.bound_ns = env.hog_ns / 4;
 	if (env.hold_ns >= env.bound_ns)
-		px_fatalx(2, "--hold must be shorter than --bound");
+		px_usage_error("--hold must be shorter than --bound");
 	if (px_online_cpus(&online) || !CPU_ISSET(env.cpu, &online) || CPU_COUNT(&online) < 2)
 		px_fatalx(2, "CPU %d must be online, with another CPU to direct from", env.cpu);
 	for (i = 0; i < env.nwaiters; i++)
 		if (env.prio[i] == env.hog_prio)
-			px_fatalx(2, "waiter priority %d equals the hog's", env.prio[i]);
+			px_usage_error("waiter priority %d equals the hog's", env.prio[i]);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		px_fatal(2, "mmap");

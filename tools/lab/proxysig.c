@@ -8,11 +8,13 @@
  * waiter on the same CPU blocks on it (so with proxy execution it is the
  * donor the owner runs on); the parent, on another CPU, signals it.
  *
- * Usage: proxysig [-c CPU] [-b BURN_MS]
+ * Usage: proxysig [-c CPU] [-b MS]
  * Prints TAP-like "ok NAME" / "not ok NAME - reason" lines; exit 1 if any
- * check failed, 2 on bad usage or setup failure.
+ * check failed, 2 on a setup failure, 64 on bad usage.
  */
+#include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -245,28 +247,64 @@ static void round_signal(const char *name, int cpu, int burn_ms, int sig,
 	close(p[1]);
 }
 
+static struct env {
+	int	cpu;
+	int	burn_ms;
+} env = {
+	.cpu = 1,
+	.burn_ms = 3000,
+};
+
+static const char doc[] =
+"A waiter signalled (SIGUSR1, interruptible lock) or killed (SIGKILL,\n"
+"killable lock) while blocked on lab mutex 0, whose owner burns CPU on the\n"
+"waiter's CPU, leaves the wait within 500 ms, with no stale blocked_on.\n"
+"\n"
+"USAGE: proxysig [-h] [-V] [-c CPU] [-b MS]\n"
+"\n"
+"Prints ok/not ok lines; exits 1 if a check failed, 2 on a broken setup,\n"
+"64 on bad arguments.\n"
+"\n"
+"EXAMPLES:\n"
+"    proxysig                 # owner and waiter on CPU 1, 3 s burns\n"
+"    proxysig -c 0 -b 1000\n"
+"\n"
+"Options:";
+
+static const struct argp_option opts[] = {
+	{ "burn", 'b', "MS", 0, "How long the owner burns holding the mutex, 1000..10000 ms (default 3000)", 0 },
+	{ "cpu", 'c', "CPU", 0, "The CPU of the owner and the waiter (default 1)", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'b':
+		env.burn_ms = px_arg_long(state, "burn time in ms", arg, 2 * MAX_EXIT_MS, 10000);
+		break;
+	case 'c':
+		env.cpu = px_arg_long(state, "CPU", arg, 0, CPU_SETSIZE - 1);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int cpu = 1, burn_ms = 3000, opt, fd;
+	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
+	int cpu, burn_ms, fd;
 	uint64_t held = 0;
 
-	while ((opt = getopt(argc, argv, "c:b:h")) != -1) {
-		switch (opt) {
-		case 'c':
-			cpu = atoi(optarg);
-			break;
-		case 'b':
-			burn_ms = atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: proxysig [-c CPU] [-b BURN_MS]\n");
-			return 2;
-		}
-	}
-	if (optind != argc || cpu < 0 || burn_ms < 2 * MAX_EXIT_MS || burn_ms > 10000) {
-		fprintf(stderr, "usage: proxysig [-c CPU] [-b BURN_MS (1000..10000)]\n");
-		return 2;
-	}
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
+	cpu = env.cpu;
+	burn_ms = env.burn_ms;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	round_signal("signal-interruptible", cpu, burn_ms, SIGUSR1,
 		     PROXYLAB_LOCK_INTERRUPTIBLE);

@@ -72,7 +72,6 @@ static struct shared *sh;
 static FILE *out;		/* human output: stderr when the JSON goes to stdout */
 static volatile sig_atomic_t exiting;
 
-const char *argp_program_version = "renamedemo 1";
 static const char doc[] =
 "Time cross-directory rename() while a starved background task renames too.\n"
 "\n"
@@ -123,7 +122,6 @@ static const struct argp_option opts[] = {
 	{ "quiet", 'q', NULL, 0, "print only the summary table and the consistency line", 0 },
 	{ "throttle", OPT_THROTTLE, NULL, 0, "cpu.max \"1000 100000\" for the background's group", 0 },
 	{ "weight", OPT_WEIGHT, "W", 0, "cpu.weight of the background's group (default 20)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 
@@ -179,9 +177,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_WEIGHT:
 		env.weight = px_arg_long(state, "cpu.weight", arg, 1, 10000);
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "unexpected argument: %s\n", arg);
@@ -353,9 +348,8 @@ int main(int argc, char **argv)
 
 	if (px_result_init(&res, "renamedemo", "rename", argc, argv))
 		px_fatal(1, "out of memory");
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	out = env.json_path && !strcmp(env.json_path, "-") ? stderr : stdout;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)

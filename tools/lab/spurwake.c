@@ -14,7 +14,7 @@
  * unlocks: the waiter must acquire, with no stale blocked_on afterwards.
  *
  * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol) and
- * exits 1 if any check failed, 2 on bad arguments or a broken setup.
+ * exits 1 if any check failed, 2 on a broken setup, 64 on bad arguments.
  */
 #include <argp.h>
 #include <errno.h>
@@ -121,7 +121,8 @@ static const char doc[] =
 "USAGE: spurwake [-c CPU] [-p PRIO] [-r ROUNDS] [-n POKES] [-g GAP] [-s SETTLE] [-m IDX]\n"
 "\n"
 "Needs two online CPUs: the pair runs on CPU, the wakeups come from another.\n"
-"Prints ok/not ok lines; exits 1 if a check failed, 2 on bad input.\n"
+"Prints ok/not ok lines; exits 1 if a check failed, 2 on a\n"
+"broken setup, 64 on bad arguments.\n"
 "\n"
 "EXAMPLES:\n"
 "    spurwake                 # 4 rounds of 3000 wakeups, pair on CPU 0\n"
@@ -182,9 +183,8 @@ int main(int argc, char **argv)
 	char last = '?';
 	bool settled = true;
 
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (px_online_cpus(&online) || !CPU_ISSET(env.cpu, &online) || CPU_COUNT(&online) < 2)
 		px_fatalx(2, "need CPU %d online and a second online CPU", env.cpu);
 	for (poker_cpu = 0; poker_cpu == env.cpu || !CPU_ISSET(poker_cpu, &online); poker_cpu++)

@@ -15,7 +15,7 @@
  *   change KIND applied=N blocked=N refused=N undo_failed=N [error=...]
  *   total changes=N blocked=N undo_failed=N rounds=N
  * Exit: 0; 1 a task was not there at the start or a change could not be
- * undone; 2 usage.
+ * undone; 64 usage.
  */
 #include <argp.h>
 #include <errno.h>
@@ -73,7 +73,6 @@ static struct {
 static struct count counts[NR_KINDS];
 static cpu_set_t online;
 
-const char *argp_program_version = "taskchange (proxyexec)";
 static const char doc[] =
 "Change the scheduling of running tasks (affinity, policy, nice, cgroup) in a\n"
 "loop, undoing each change right after.\n"
@@ -86,7 +85,7 @@ static const char doc[] =
 "\n"
 "Prints one line per kind of change (applied, blocked = applied while the task\n"
 "was in D, refused, undo_failed) and a total.  Exit: 0; 1 a task was not there\n"
-"or a change could not be undone; 2 usage.";
+"or a change could not be undone; 64 usage.";
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "DURATION", 0, "how long (default 4s; unit ns/us/ms/s, default s)", 0 },
@@ -94,7 +93,6 @@ static const struct argp_option options[] = {
 	{ "cgroup", 'g', "NAME", 0, "cgroup (under the cgroup2 root) to move the tasks into and back", 0 },
 	{ "watch", 'w', "PID", 0, "stop when this process exits", 0 },
 	{ "kinds", 'k', "LIST", 0, "only these kinds of change (comma list: affinity-all, affinity-away, nice, other, batch, idle, fifo, deadline, cgroup)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "show the full help", 0 },
 	{},
 };
 
@@ -132,9 +130,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'k':
 		parse_kinds(state, arg);
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		if (env.ntasks == MAX_TASKS)
@@ -330,9 +325,8 @@ int main(int argc, char **argv)
 	uint64_t end;
 	int i, k, left, ret;
 
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (px_online_cpus(&online))
 		px_fatal(1, "cannot read the online CPUs");
 	for (i = 0; i < env.ntasks; i++) {

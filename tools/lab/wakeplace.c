@@ -15,7 +15,7 @@
  * from LOCK, every iteration (the worst one, not a median).
  *
  * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol),
- * exits 1 if a check failed, 2 on bad arguments or a broken setup.
+ * exits 1 if a check failed, 2 on a broken setup, 64 on bad arguments.
  */
 #include <argp.h>
 #include <errno.h>
@@ -168,11 +168,12 @@ out_owner:
 static const char doc[] =
 "Where a mutex waiter runs when woken while a higher-priority task holds its CPU.\n"
 "\n"
-"USAGE: wakeplace [-o CPU] [-f CPU] [-w CPUS] [-p PRIO] [-n N] [--hog TIME] [--bound TIME]\n"
+"USAGE: wakeplace [-o CPU] [-f CPU] [-w CPUS] [-m IDX] [-p PRIO] [-n N] [--hog TIME]\n"
+"                 [--bound TIME]\n"
 "\n"
 "Needs four CPUs by default: the owner's (also the hog's), a free one, and\n"
 "the waiter's two.  Prints ok/not ok lines and each iteration's latency;\n"
-"exits 1 if a check failed, 2 on bad input.\n"
+"exits 1 if a check failed, 2 on a broken setup, 64 on bad arguments.\n"
 "\n"
 "EXAMPLES:\n"
 "    wakeplace                  # owner/hog CPU 1, free CPU 3, waiter 0,2\n"
@@ -242,9 +243,8 @@ int main(int argc, char **argv)
 	CPU_ZERO(&env.waiter_cpus);
 	CPU_SET(0, &env.waiter_cpus);
 	CPU_SET(2, &env.waiter_cpus);
-	argp_err_exit_status = 2;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (!env.bound_ns)
 		env.bound_ns = env.hog_ns / 4;
 	if (px_online_cpus(&online))

@@ -6,6 +6,7 @@
  *
  * Contents, one section each below:
  *   errors     px_fatal()/px_fatalx(), px_warn()/px_warnx()
+ *   cli        px_argp_parse(): --help, --version, usage errors, exit 64
  *   parsing    strict numbers for argp: px_parse_*(), px_arg_*()
  *   samples    exact percentiles: struct px_samples, struct px_summary
  *   log2 hist  px_log2_slot(), px_print_log2_hist() (libbpf-tools layout)
@@ -50,6 +51,33 @@ void px_fatalx(int status, const char *fmt, ...)
 void px_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void px_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ------------------------------------------------------------------- cli
+ *
+ * The command-line conventions of every tool (tools/README.md,
+ * "Conventions"), as GNU and libbpf-tools have them:
+ *   -h, --help     the help on stdout, exit 0;
+ *   -V, --version  "prog (proxyexec) X.Y" (tools/VERSION), exit 0;
+ *   a usage error  "prog: message" and "Try 'prog --help' for more
+ *                  information." on stderr, exit PX_EXIT_USAGE (64,
+ *                  EX_USAGE, argp's default);
+ *   a runtime error  "prog: message" (px_fatal*()), exit 1.
+ * px_argp_parse() is argp_parse() with those: @argp's options, doc and
+ * parser (with @input as state->input) under the standard ones, and
+ * argp_error()/argp_usage() and getopt's own complaints in the two-line
+ * shape.  px_usage_error() is a usage error found after parsing.
+ */
+#define PX_EXIT_USAGE	64
+
+struct argp;
+extern const char px_version[];
+int px_argp_parse(const struct argp *argp, int argc, char **argv, void *input);
+/* The same with argp_parse()'s @flags (ARGP_IN_ORDER for a command runner). */
+int px_argp_parse_flags(const struct argp *argp, int argc, char **argv,
+			unsigned int flags, void *input);
+void px_usage_error(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+void px_print_version(FILE *f);
+
 /* --------------------------------------------------------------- parsing
  *
  * Strict: the whole string must be a number in base 10 (or hex after an
@@ -64,7 +92,8 @@ void px_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *
  * The px_arg_*() versions are for argp parsers: on error they print
  * "prog: invalid WHAT: ARG" (plus the allowed range when that was the problem)
- * and call argp_usage(), which exits with argp_err_exit_status.
+ * and call argp_usage(), which exits with argp_err_exit_status (64 under
+ * px_argp_parse()).
  * Example, in a parse_opt() case:  env.pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
  */
 int px_parse_long(const char *s, long min, long max, long *out);

@@ -36,12 +36,12 @@ const char *const sort_names[SORT_NR] = {
 struct proxytop_env env = { .c = { .interval = 1, .count = PXBPF_FOREVER }, .rows = 20,
 	  .max_pairs = PX_MAX_PAIRS };
 
-#define DELAY_MIN	0.1
-#define DELAY_MAX	3600.0
+#define NSEC_PER_SEC	1000000000ULL
+#define DELAY_MIN_NS	(NSEC_PER_SEC / 10)
+#define DELAY_MAX_NS	(3600 * NSEC_PER_SEC)
 
 enum { OPT_MAX_PAIRS = 1000 };
 
-const char *argp_program_version = "proxytop 0.1";
 static const char doc[] =
 "Live view of proxy execution: who runs on whose behalf, how much, how deep.\n"
 "\n"
@@ -89,29 +89,11 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-/* -d: seconds with a fraction ("0.5") or a duration with a unit ("500ms"). */
+/* -d: seconds with a fraction ("0.5") or a unit ("500ms"); the same as [interval]. */
 static double parse_delay(struct argp_state *state, const char *arg)
 {
-	uint64_t ns;
-	char *end;
-	double v;
-
-	if (!px_parse_duration_ns(arg, 1000000000ULL, 0, UINT64_MAX, &ns)) {
-		v = ns / 1e9;
-	} else {
-		errno = 0;
-		v = strtod(arg, &end);
-		if (errno || end == arg || *end || !isfinite(v) || !strchr("0123456789.", *arg)) {
-			fprintf(stderr, "%s: invalid interval: %s\n", program_invocation_short_name, arg);
-			argp_usage(state);
-		}
-	}
-	if (v < DELAY_MIN || v > DELAY_MAX) {
-		fprintf(stderr, "%s: invalid interval: %s (allowed: 0.1..3600 seconds)\n",
-			program_invocation_short_name, arg);
-		argp_usage(state);
-	}
-	return v;
+	return (double)px_arg_duration_ns(state, "interval", arg, NSEC_PER_SEC,
+					  DELAY_MIN_NS, DELAY_MAX_NS) / 1e9;
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -124,6 +106,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'n':
 		env.c.count = px_arg_long(state, "count", arg, 1, INT_MAX);
+		env.count_set = true;
 		break;
 	case 'd':
 		env.delay = parse_delay(state, arg);
@@ -154,6 +137,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_PAIRS:
 		env.max_pairs = px_arg_long(state, "max-pairs", arg, PXBPF_MAX_PAIRS_MIN,
 					    PXBPF_MAX_PAIRS_MAX);
+		break;
+	case ARGP_KEY_END:
+		if (env.delay && env.c.nargs)
+			argp_error(state, "the interval twice: -d and the interval argument");
+		if (env.count_set && env.c.nargs > 1)
+			argp_error(state, "the count twice: -n and the count argument");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -276,7 +265,7 @@ static double delay_step(double d, bool up)
 
 	if (up) {
 		if (d >= 1)
-			return d + 1 > DELAY_MAX ? DELAY_MAX : (long)(d + 1);
+			return d + 1 > DELAY_MAX_NS / 1e9 ? DELAY_MAX_NS / 1e9 : (long)(d + 1);
 		for (i = 0; sub[i] <= d + 1e-9; i++)
 			;
 		return sub[i];
@@ -408,11 +397,14 @@ int main(int argc, char **argv)
 	__u64 start_ts;
 	int err, sig = 0;
 
+	/* [interval] as -d: fractions, 0.1 s to 1 h */
+	env.c.interval_min_ns = DELAY_MIN_NS;
+	env.c.interval_max_ns = DELAY_MAX_NS;
 	err = pxbpf_init(&argp, argc, argv, &env.c);
 	if (err)
 		return err;
 	if (!env.delay)
-		env.delay = env.c.interval;
+		env.delay = env.c.interval_ns ? (double)env.c.interval_ns / 1e9 : 1.0;
 	if (!isatty(STDOUT_FILENO))
 		env.batch = true;
 	interactive = !env.batch && !env.noclear && !env.c.json && isatty(STDIN_FILENO);

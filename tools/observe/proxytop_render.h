@@ -24,6 +24,7 @@ struct proxytop_env {
 	long rows;
 	long max_pairs;
 	double delay;		/* seconds: -d, else the interval argument */
+	bool count_set;		/* -n given */
 };
 extern struct proxytop_env env;
 

@@ -26,6 +26,7 @@
 #include "pxutil.h"
 
 #define PX_CGROUP2_MAGIC	0x63677270
+#define NSEC_PER_SEC		1000000000ULL
 
 /* ---------------------------------------------------------- common argp */
 
@@ -36,9 +37,26 @@ static const struct argp_option common_options[] = {
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp in each output", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines instead of tables", 0 },
 	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
+
+/*
+ * [interval]: seconds, whole ones unless the tool allows fractions
+ * (@env->interval_min_ns below a second: proxytop), with the parser of
+ * every duration (decimal, a unit may follow: "2", "500ms"; never "0x10"
+ * or "1e2").
+ */
+static void parse_interval(struct argp_state *state, struct pxbpf_env *env, const char *arg)
+{
+	uint64_t min = env->interval_min_ns ? env->interval_min_ns : NSEC_PER_SEC;
+	uint64_t max = env->interval_max_ns ? env->interval_max_ns : INT_MAX * NSEC_PER_SEC;
+	uint64_t ns = px_arg_duration_ns(state, "interval", arg, NSEC_PER_SEC, min, max);
+
+	if (min >= NSEC_PER_SEC && ns % NSEC_PER_SEC)
+		argp_error(state, "invalid interval: %s (whole seconds)", arg);
+	env->interval = (long)(ns / NSEC_PER_SEC);
+	env->interval_ns = ns;
+}
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
@@ -64,12 +82,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		env->verbose = true;
 		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
-		break;
 	case ARGP_KEY_ARG:
 		if (env->nargs == 0)
-			env->interval = px_arg_long(state, "interval", arg, 1, INT_MAX);
+			parse_interval(state, env, arg);
 		else if (env->nargs == 1)
 			env->count = px_arg_long(state, "count", arg, 1, INT_MAX);
 		else
@@ -99,8 +114,8 @@ int pxbpf_init(const struct argp *argp, int argc, char **argv,
 	};
 
 	tool.doc = NULL;
-	if (argp_parse(&full, argc, argv, 0, NULL, env))
-		return 1;
+	if (px_argp_parse(&full, argc, argv, env))
+		return PX_EXIT_USAGE;
 	if (pxbpf_preflight(!env->proxy_optional))
 		return 1;
 	env->have_proxy = pxbpf_have_proxy_events();

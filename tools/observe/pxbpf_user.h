@@ -38,6 +38,9 @@ struct pxbpf_env {
 	bool json;		/* -j */
 	bool verbose;		/* -v */
 	long interval;		/* seconds; PXBPF_FOREVER: until Ctrl-C */
+	__u64 interval_ns;	/* the same in ns, 0 if not given */
+	__u64 interval_min_ns;	/* set before pxbpf_init(): the range of */
+	__u64 interval_max_ns;	/* [interval], 0: 1 s and INT_MAX s, whole s */
 	long count;		/* outputs; PXBPF_FOREVER: unlimited */
 	int nargs;
 	bool proxy_optional;	/* set before pxbpf_init(): the tool runs

@@ -45,7 +45,6 @@ static const char *abort_name(int v, char *buf, size_t len)
 	return buf;
 }
 
-const char *argp_program_version = "pxchain 0.1";
 static const char doc[] =
 "Summarize the blocked_on chain depth at each proxy resolution.\n"
 "\n"

@@ -31,7 +31,6 @@ static struct env {
 
 enum { OPT_MAX_PAIRS = 1000 };
 
-const char *argp_program_version = "pxdonor 0.1";
 static const char doc[] =
 "Summarize donor runtime: time owners ran on their donors' behalf.\n"
 "\n"

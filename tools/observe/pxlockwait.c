@@ -6,8 +6,8 @@
  * (owners running on the waiter's scheduling context), and the kernel
  * stacks of the waiter and the owner, symbolized from /proc/kallsyms.
  *
- * Usage: pxlockwait [-h] [--min USEC] [-p PID] [-c COMM] [-j] [-d DURATION]
- *                   [--max-events N] [--no-stacks] [-v]
+ * Usage: pxlockwait [-h] [--min USEC] [-p PID] [-c CGROUP] [--comm COMM] [-j]
+ *                   [-d DURATION] [--max-events N] [--no-stacks] [-v]
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -28,6 +28,9 @@
 static struct env {
 	uint64_t min_ns;
 	long pid;
+	const char *cgroup;	/* -c: as given */
+	__u64 cgid;
+	__u32 cglevel;
 	const char *comm;
 	bool json;
 	bool verbose;
@@ -44,15 +47,15 @@ enum {
 	OPT_MIN = 1000,
 	OPT_MAX_EVENTS,
 	OPT_NO_STACKS,
+	OPT_COMM,
 };
 
-const char *argp_program_version = "pxlockwait 0.1";
 static const char doc[] =
 "Kernel mutex waits longer than --min: who waited, for which mutex, on whom,\n"
 "for how long, how much of it an owner ran on the waiter's behalf, and where.\n"
 "\n"
-"USAGE: pxlockwait [-h] [--min USEC] [-p PID] [-c COMM] [-j] [-d DURATION]\n"
-"                  [--max-events N] [--no-stacks] [-v]\n"
+"USAGE: pxlockwait [-h] [--min USEC] [-p PID] [-c CGROUP] [--comm COMM] [-j]\n"
+"                  [-d DURATION] [--max-events N] [--no-stacks] [-v]\n"
 "\n"
 "A wait is lock:contention_begin -> contention_end of a mutex.  When the\n"
 "waiter blocks, the owner (mutex->owner) and the blocked_on chain beyond\n"
@@ -63,13 +66,14 @@ static const char doc[] =
 "Donor time: the sched_proxy_switch stretches in which an owner ran on the\n"
 "waiter's scheduling context.  On a kernel without the sched_proxy events\n"
 "(CONFIG_PROXY_EXEC=n) it runs without them, says so, and has no donor time.\n"
-"-p and -c match the waiter or the owner.\n"
+"-p, -c and --comm match the waiter or the owner.\n"
 "\n"
 "EXAMPLES:\n"
 "    pxlockwait                  # waits over 1 ms until Ctrl-C\n"
 "    pxlockwait --min 100        # waits over 100 us (also 100us, 2ms, 1s)\n"
 "    pxlockwait -p 185           # waits of process 185, or on it\n"
-"    pxlockwait -c renamedemo    # waits of or on tasks named renamedemo\n"
+"    pxlockwait --comm renamedemo  # waits of or on tasks named renamedemo\n"
+"    pxlockwait -c /lab          # waits of or on tasks of cgroup /lab\n"
 "    pxlockwait -j -d 10s        # JSON, one object per wait, for 10 s\n"
 "    pxlockwait --max-events 5 --no-stacks\n";
 
@@ -77,18 +81,22 @@ static const struct argp_option opts[] = {
 	{ "min", OPT_MIN, "USEC", 0,
 	  "Only waits at least this long (default 1000 us; suffixes ns us ms s)", 0 },
 	{ "pid", 'p', "PID", 0, "Only waits of process PID or on a mutex it owns", 0 },
-	{ "comm", 'c', "COMM", 0, "Only waits of tasks named COMM or on a mutex they own", 0 },
+	{ "cgroup", 'c', "CGROUP", 0,
+	  "Only waits of tasks in cgroup v2 CGROUP or below, or on a mutex they own "
+	  "(path, absolute or relative to the cgroup2 mount)", 0 },
+	{ "comm", OPT_COMM, "COMM", 0, "Only waits of tasks named COMM or on a mutex they own", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per wait (JSON lines)", 0 },
 	{ "duration", 'd', "DURATION", 0, "Stop after DURATION (seconds; suffixes ms s)", 0 },
 	{ "max-events", OPT_MAX_EVENTS, "N", 0, "Stop after N waits", 0 },
 	{ "no-stacks", OPT_NO_STACKS, NULL, 0, "Do not collect kernel stacks", 0 },
 	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	int err;
+
 	switch (key) {
 	case OPT_MIN:
 		env.min_ns = px_arg_duration_ns(state, "min", arg, 1000, 0, 3600ULL * 1000000000);
@@ -97,6 +105,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
 		break;
 	case 'c':
+		env.cgroup = arg;
+		err = pxbpf_cgroup_target(arg, &env.cgid, &env.cglevel);
+		if (err)
+			argp_error(state, "invalid CGROUP: %s: %s", arg, strerror(-err));
+		break;
+	case OPT_COMM:
 		if (!*arg || strlen(arg) >= PX_COMM_LEN)
 			argp_error(state, "invalid COMM: '%s' (1 to %d characters)",
 				   arg, PX_COMM_LEN - 1);
@@ -117,9 +131,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		env.verbose = true;
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unrecognized argument: %s", arg);
@@ -318,8 +329,8 @@ int main(int argc, char **argv)
 	char what[64];
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 1;
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
 	if (pxbpf_preflight(false))
 		return 1;
 	env.have_proxy = pxbpf_have_proxy_events();
@@ -336,6 +347,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	obj->rodata->targ_tgid = env.pid;
+	obj->rodata->targ_cgid = env.cgid;
+	obj->rodata->targ_cglevel = env.cglevel;
 	if (env.comm) {
 		obj->rodata->targ_comm_set = true;
 		strncpy((char *)obj->rodata->targ_comm, env.comm, PX_COMM_LEN - 1);

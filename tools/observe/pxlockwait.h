@@ -40,6 +40,8 @@ enum pxlw_flags {
 						 * its stack is where it last switched */
 	PXLW_F_CHAIN_MORE	= 1 << 2,	/* the last link's owner is blocked too */
 	PXLW_F_NO_DONOR		= 1 << 3,	/* no sched_proxy events: no donor time */
+	PXLW_F_WAITER_CG	= 1 << 4,	/* -c: the waiter is in the cgroup */
+	PXLW_F_OWNER_CG		= 1 << 5,	/* -c: link 0's owner is */
 };
 
 /*

@@ -57,7 +57,6 @@ static const char *const class_title[PXWL_NCLASS] = {
 	[PXWL_DONOR]	= "blocked mutex waiter that donated (proxy)",
 };
 
-const char *argp_program_version = "pxwakelat 0.1";
 static const char doc[] =
 "Wakeup latency of mutex waiters and donors vs other tasks, and mutex wait time.\n"
 "\n"

@@ -38,45 +38,47 @@
 
 static struct env {
 	const char	*path;
-	int		pid;		/* -p: 0 = from the marker or the longest */
+	int		pid;		/* -p: a thread id; 0 = from the marker or the longest */
 	bool		json;
 	int		max_events;
 } env = {
 	.max_events = 60,
 };
 
-const char *argp_program_version = "pxpostmortem 1";
 static const char doc[] =
 "The story of the worst sample of a trace: which task waited, on which mutex,\n"
 "the blocked_on chain, who ran as proxy and where the waiting time went.\n"
 "\n"
-"USAGE: pxpostmortem [-j] [-p PID] [-e N] [TRACE.dat | -]\n"
+"USAGE: pxpostmortem [-h] [-V] [-j] [-p TID] [-e N] [-i FILE | FILE | -]\n"
 "\n"
-"Input: the trace.dat of `trace-cmd record` (default stdin), read with\n"
-"libtracecmd (events and fields by name, ns timestamps; not the text of\n"
-"`trace-cmd report`).  Record with\n"
+"Input: the trace.dat of `trace-cmd record` (default ./trace.dat, as for\n"
+"`trace-cmd report`; - is stdin), read with libtracecmd (events and fields\n"
+"by name, ns timestamps; not the text of `trace-cmd report`).  Record with\n"
 "  trace-cmd record -e sched_proxy -e sched:sched_switch -e sched:sched_wakeup\n"
 "                   -e sched:sched_migrate_task CMD\n"
-"A trace without these events is refused.\n"
+"A trace without these events is refused.  A trace.dat cut short tells the\n"
+"story of its whole pages, with a warning.\n"
 "The sample is the one the last break marker names (inversion --break,\n"
 "cyclictest -b --tracemark); without one, the longest lock wait in the trace\n"
-"(of -p PID if given): from the waiter's switch-out (or its first\n"
+"(of -p TID if given): from the waiter's switch-out (or its first\n"
 "sched_proxy event) to the next time it runs itself.  Exit: 0 story printed,\n"
-"1 unusable input (missing, not a trace.dat, events not recorded, empty,\n"
-"no sched_proxy events), 2 usage.\n"
+"1 unusable input (missing, not a trace.dat, cut before its events, events\n"
+"not recorded, empty, no sched_proxy events), 64 usage.\n"
 "\n"
 "EXAMPLES:\n"
-"    pxpostmortem trace.dat\n"
-"    pxpostmortem -j < trace.dat > story.json\n"
-"    pxpostmortem -p 1234 trace.dat      # the longest wait of pid 1234\n"
+"    pxpostmortem                         # ./trace.dat\n"
+"    pxpostmortem -i build/postmortem/x/trace.dat\n"
+"    pxpostmortem -j - < trace.dat > story.json\n"
+"    pxpostmortem -p 1234 trace.dat       # the longest wait of thread 1234\n"
 "\n"
 "Options:";
 
 static const struct argp_option opts[] = {
-	{ "events", 'e', "N", 0, "timeline lines to print, 0 for none (default 60)", 0 },
-	{ "json", 'j', NULL, 0, "print the story as JSON instead of text", 0 },
-	{ "pid", 'p', "PID", 0, "the waiter to look at (default: the marker's, else the longest wait)", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{ "events", 'e', "N", 0, "Timeline lines to print, 0 for none (default 60)", 0 },
+	{ "input", 'i', "FILE", 0, "The trace.dat to read (default ./trace.dat; - is stdin)", 0 },
+	{ "json", 'j', NULL, 0, "Print the story as JSON instead of text", 0 },
+	{ "pid", 'p', "TID", 0, "The waiter to look at, a thread id as the trace's pids are "
+	  "(default: the marker's, else the longest wait)", 0 },
 	{},
 };
 
@@ -90,16 +92,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.json = true;
 		break;
 	case 'p':
-		env.pid = px_arg_long(state, "PID", arg, 1, INT_MAX);
+		env.pid = px_arg_long(state, "TID", arg, 1, INT_MAX);
 		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
-		break;
+	case 'i':
 	case ARGP_KEY_ARG:
-		if (state->arg_num > 0) {
-			fprintf(stderr, "unexpected argument: %s\n", arg);
-			argp_usage(state);
-		}
+		if (env.path)
+			argp_error(state, "one trace.dat only: %s and %s", env.path, arg);
 		env.path = arg;
 		break;
 	default:
@@ -736,12 +734,9 @@ int main(int argc, char **argv)
 	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
 	static struct story st;
 
-	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return EXIT_USAGE;
-	if (!env.path && isatty(STDIN_FILENO))
-		px_fatalx(EXIT_USAGE, "no input: give a trace.dat, or pipe one in (--help)");
-	read_trace(env.path);
+	if (px_argp_parse(&argp, argc, argv, NULL))
+		return PX_EXIT_USAGE;
+	read_trace(env.path ? env.path : "trace.dat");
 	choose_sample(&st.s);
 	if (st.s.lock)
 		tell_lock(&st);

@@ -16,7 +16,6 @@
 enum {
 	EXIT_OK		= 0,
 	EXIT_FAIL	= 1,	/* unreadable, empty or unusable trace */
-	EXIT_USAGE	= 64,	/* EX_USAGE, argp's default */
 };
 
 enum ev_type {
@@ -136,7 +135,7 @@ void print_text(const struct story *st, int max_events);
 int print_json(const struct story *st);
 
 /*
- * Read the trace.dat at @path ("-" or NULL: stdin) into evs[].  Exits
+ * Read the trace.dat at @path ("-": stdin) into evs[].  Exits
  * with EXIT_FAIL and a message naming what is missing when the trace
  * cannot tell a story (not a trace.dat, no events, events not recorded).
  */

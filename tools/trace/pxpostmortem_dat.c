@@ -651,12 +651,12 @@ bool trace_truncated;
 
 void read_trace(const char *path)
 {
-	const char *name = path && strcmp(path, "-") ? path : "stdin";
+	const char *name = strcmp(path, "-") ? path : "stdin";
 	struct tracecmd_input *handle;
 	struct stat st;
 	int fd, t, f;
 
-	if (path && strcmp(path, "-")) {
+	if (strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			px_fatal(EXIT_FAIL, "cannot open %s", path);
