@@ -325,104 +325,119 @@ for m in $modes; do
 done
 cp "$T/modes" "$res/modes.tsv"
 
-# summary.json (shape in bench/README.md).
-jstr() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | tr '\t' ' ')"; }
-jnum() { case $1 in -|'') printf null ;; *) printf '%s' "$1" ;; esac; }
+# summary.json (shape in bench/README.md), written by jq from the TSV files
+# above and params.txt: every string escaped by jq, a number that is not
+# one (or missing) is null, never broken JSON.
 # The clock (older folders have none: host); interleaved boots.
 clock=$(param clock) interleave=$(param interleave) nboots=$(param boots)
 : "${clock:=host}" "${interleave:=0}" "${nboots:=$(echo "$modes" | wc -w)}"
-{
-	echo '{'
-	echo '  "format": "proxyexec-bench-summary",'
-	echo '  "version": 1,'
-	echo "  \"created\": $(jstr "$(param created)"),"
-	echo "  \"results_dir\": $(jstr "$res"),"
-	echo "  \"clock\": $(jstr "${clock%%=*}"),"
-	echo "  \"icount_shift\": $(case $clock in icount=*) echo "${clock#icount=}" ;; *) echo null ;; esac),"
-	echo '  "params": {'
-	echo "    \"modes\": [$(param modes | sed 's/[^,]*/"&"/g; s/,/, /g')],"
-	echo "    \"scenarios\": [$(param scenarios | sed 's/[^,]*/"&"/g; s/,/, /g')],"
-	echo "    \"duration_s\": $(param duration_s),"
-	echo "    \"cpus\": $(param cpus),"
-	echo "    \"repeat\": $(param repeat),"
-	echo "    \"interleave\": $([ "$interleave" = 1 ] && echo true || echo false),"
-	echo "    \"boots\": $nboots,"
-	echo "    \"burn_us\": $(param burn_us),"
-	echo "    \"quick\": $([ "$(param quick)" = 1 ] && echo true || echo false),"
-	echo "    \"hackbench\": $(jstr "$(param hackbench)"),"
-	echo "    \"messaging\": $(jstr "$(param messaging)")"
-	echo '  },'
-	echo '  "system": {'
-	echo "    \"git_head\": $(jstr "$(param git_head)"),"
-	echo "    \"git_dirty_files\": $(param git_dirty),"
-	echo "    \"kernel_release\": $(jstr "$(param kernel_release)"),"
-	echo "    \"bzimage_md5\": $(jstr "$(param bzimage_md5)"),"
-	echo "    \"host\": $(jstr "$(param host)"),"
-	echo "    \"host_cpu\": $(jstr "$(param host_cpu)"),"
-	echo "    \"host_nproc\": $(param host_nproc),"
-	echo "    \"qemu\": $(jstr "$(param qemu)")"
-	echo '  },'
-	echo '  "modes": ['
-	n=$(wc -l < "$T/modes") i=0
-	while IFS='	' read -r m result avail state append note build md5 ret feat; do
-		i=$((i + 1))
-		hl=$(param "hostload_$m" | sed 's/ /, /')
-		# Each boot: its folder, guest result and host load.
-		bj=$(for bd in $(boots "$res/$m"); do
-			k=${bd##*/boot}; [ "$bd" != "$res/$m" ] || k=''
-			l=$(param "hostload_$m${k:+_boot$k}" | sed 's/ /, /')
-			printf '{"dir": %s, "result": %s, "host_load": %s}\n' "$(jstr "${bd#"$res"/}")" \
-				"$(jstr "$(guest_result "$bd")")" "$([ -n "$l" ] && echo "[$l]" || echo null)"
-		done | paste -sd, - | sed 's/},{/}, {/g')
-		con=$(boots "$res/$m" | head -1)/console.log
-		printf '    {"name": %s, "append": %s, "sched_feature": %s, "boot": %s, "available": %s, "proxy_exec": %s, "return_migration": %s, "note": %s, "kernel": %s, "bzimage_md5": %s, "host_load": %s, "console_log": %s, "boots": [%s]}' \
-			"$(jstr "$m")" "$(jstr "${append#-}")" "$([ "$feat" = - ] && echo null || jstr "$feat")" \
-			"$(jstr "$result")" "$avail" "$(jstr "$state")" \
-			"$([ "$ret" = - ] && echo null || jstr "$ret")" \
-			"$([ "$note" = - ] && echo null || jstr "$note")" "$([ "$build" = - ] && echo null || jstr "$build")" "$([ "$md5" = - ] && echo null || jstr "$md5")" "$([ -n "$hl" ] && echo "[$hl]" || echo null)" "$(jstr "${con#"$res"/}")" "$bj"
-		[ $i = "$n" ] && echo || echo ,
-	done < "$T/modes"
-	echo '  ],'
-	echo '  "results": ['
-	n=$(wc -l < "$res/summary.tsv") i=0
-	while IFS='	' read -r m s st nok nrep c p50 p99 p999 max p99lo p99hi r50 r99 rmax log why s50 s99 smax; do
-		i=$((i + 1))
-		unit=ns metric=lock_wait
-		case $s in
-		rename) metric=rename ;;
-		mmap) metric=mmap_lock_wait ;;
-		inode) metric=i_rwsem_wait ;;
-		cyclictest*) metric=wakeup_latency ;;
-		hackbench|messaging) metric=run_time ;;
-		esac
-		echo '    {'
-		echo "      \"mode\": $(jstr "$m"), \"scenario\": $(jstr "$s"), \"metric\": \"$metric\", \"unit\": \"$unit\","
-		echo "      \"status\": \"$st\", \"runs_ok\": $nok, \"runs\": $nrep,"
-		echo "      \"median\": {\"count\": $(jnum "$c"), \"p50\": $(jnum "$p50"), \"p99\": $(jnum "$p99"), \"p99_9\": $(jnum "$p999"), \"max\": $(jnum "$max")},"
-		echo "      \"p99_range\": [$(jnum "$p99lo"), $(jnum "$p99hi")],"
-		echo "      \"ratio_to_off\": {\"p50\": $(jnum "$r50"), \"p99\": $(jnum "$r99"), \"max\": $(jnum "$rmax")},"
-		echo "      \"spread\": {\"p50\": $(jnum "$s50"), \"p99\": $(jnum "$s99"), \"max\": $(jnum "$smax")},"
-		echo "      \"hist\": $(jstr "$m/$s/all.hist"),"
-		echo "      \"failure\": $([ "$why" = - ] || [ "$st" = ok ] && echo null || jstr "$why"),"
-		echo "      \"note\": $([ "$why" = - ] || [ "$st" != ok ] && echo null || jstr "$why"),"
-		echo "      \"log\": $([ "$log" = - ] && echo null || jstr "${log#"$res"/}"),"
-		echo '      "repeats": ['
-		awk -F'\t' -v m="$m" -v s="$s" '$1 == m && $2 == s' "$T/reps" > "$T/these"
-		k=$(wc -l < "$T/these") j=0
-		while IFS='	' read -r _ _ r rst rc rp50 rp99 rp999 rmx rlog rwhy; do
-			j=$((j + 1))
-			printf '        {"run": %s, "status": "%s", "count": %s, "p50": %s, "p99": %s, "p99_9": %s, "max": %s, "log": %s, "failure": %s}' \
-				"$r" "$rst" "$(jnum "$rc")" "$(jnum "$rp50")" "$(jnum "$rp99")" "$(jnum "$rp999")" "$(jnum "$rmx")" \
-				"$(jstr "${rlog#"$res"/}")" "$([ "$rwhy" = - ] || [ "$rst" = ok ] && echo null || jstr "$rwhy")"
-			[ $j = "$k" ] && echo || echo ,
-		done < "$T/these"
-		echo '      ]'
-		[ $i = "$n" ] && echo '    }' || echo '    },'
-	done < "$res/summary.tsv"
-	echo '  ],'
-	echo "  \"failed\": $(awk -F'\t' '$3 != "ok"' "$res/summary.tsv" | wc -l)"
-	echo '}'
-} > "$res/summary.json"
+# Each mode's boots (mode, folder, guest result, host load) and its first
+# console and host load (mode, console, host load).
+: > "$T/boots"
+: > "$T/modecon"
+for m in $modes; do
+	for bd in $(boots "$res/$m"); do
+		k=${bd##*/boot}; [ "$bd" != "$res/$m" ] || k=''
+		printf '%s\t%s\t%s\t%s\n' "$m" "$bd" "$(guest_result "$bd")" \
+			"$(param "hostload_$m${k:+_boot$k}")" >> "$T/boots"
+	done
+	printf '%s\t%s\t%s\n' "$m" "$(boots "$res/$m" | head -1)/console.log" \
+		"$(param "hostload_$m")" >> "$T/modecon"
+done
+jq -n --arg res "$res" --arg clock "$clock" --arg interleave "$interleave" \
+	--arg nboots "$nboots" --rawfile params "$res/params.txt" --rawfile modes "$T/modes" \
+	--rawfile boots "$T/boots" --rawfile modecon "$T/modecon" \
+	--rawfile results "$res/summary.tsv" --rawfile reps "$T/reps" '
+	def rows: split("\n") | map(select(length > 0) | split("\t"));
+	def num: if . == null or . == "" or . == "-" then null else (tonumber? // null) end;
+	def opt: if . == "-" or . == "" then null else . end;	# "-": none, in the TSVs
+	def loads: if . == null or . == "" then null else split(" ") | map(num) end;
+	def rel: if startswith($res + "/") then .[($res | length) + 1:] else . end;
+	# params.txt: key=value, the first of a key wins (as param does)
+	($params | split("\n") | map(select(index("=")) | [.[:index("=")], .[index("=") + 1:]])
+	 | reduce .[] as $kv ({}; if has($kv[0]) then . else .[$kv[0]] = $kv[1] end)) as $p
+	| ($boots | rows) as $boots | ($modecon | rows) as $modecon | ($reps | rows) as $reps
+	| ($results | rows) as $results
+	| {
+		format: "proxyexec-bench-summary",
+		version: 1,
+		created: ($p.created // ""),
+		results_dir: $res,
+		clock: ($clock | sub("=.*"; "")),
+		icount_shift: (if $clock | startswith("icount=") then $clock | ltrimstr("icount=") | num else null end),
+		params: {
+			modes: (($p.modes // "") | split(",")),
+			scenarios: (($p.scenarios // "") | split(",")),
+			duration_s: ($p.duration_s | num),
+			cpus: ($p.cpus | num),
+			repeat: ($p.repeat | num),
+			interleave: ($interleave == "1"),
+			boots: ($nboots | num),
+			burn_us: ($p.burn_us | num),
+			quick: ($p.quick == "1"),
+			hackbench: ($p.hackbench // ""),
+			messaging: ($p.messaging // "")
+		},
+		system: {
+			git_head: ($p.git_head // ""),
+			git_dirty_files: ($p.git_dirty | num),
+			kernel_release: ($p.kernel_release // ""),
+			bzimage_md5: ($p.bzimage_md5 // ""),
+			host: ($p.host // ""),
+			host_cpu: ($p.host_cpu // ""),
+			host_nproc: ($p.host_nproc | num),
+			qemu: ($p.qemu // "")
+		},
+		modes: [$modes | rows[] | . as [$m, $result, $avail, $state, $append, $note, $build, $md5, $ret, $feat]
+			| ($modecon | map(select(.[0] == $m)) | first // [$m, "", ""]) as $mc
+			| {
+				name: $m,
+				append: ($append | ltrimstr("-")),
+				sched_feature: ($feat | opt),
+				boot: $result,
+				available: ($avail == "true"),
+				proxy_exec: $state,
+				return_migration: ($ret | opt),
+				note: ($note | opt),
+				kernel: ($build | opt),
+				bzimage_md5: ($md5 | opt),
+				host_load: ($mc[2] | loads),
+				console_log: ($mc[1] | rel),
+				boots: [$boots[] | select(.[0] == $m)
+					| {dir: (.[1] | rel), result: .[2], host_load: (.[3] | loads)}]
+			}],
+		results: [$results[] | . as [$m, $s, $st, $nok, $nrep, $c, $p50, $p99, $p999, $max,
+					     $p99lo, $p99hi, $r50, $r99, $rmax, $log, $why, $s50, $s99, $smax]
+			| {
+				mode: $m,
+				scenario: $s,
+				metric: (if $s == "rename" then "rename" elif $s == "mmap" then "mmap_lock_wait"
+					 elif $s == "inode" then "i_rwsem_wait"
+					 elif ($s | startswith("cyclictest")) then "wakeup_latency"
+					 elif $s == "hackbench" or $s == "messaging" then "run_time"
+					 else "lock_wait" end),
+				unit: "ns",
+				status: $st,
+				runs_ok: ($nok | num),
+				runs: ($nrep | num),
+				median: {count: ($c | num), p50: ($p50 | num), p99: ($p99 | num),
+					 p99_9: ($p999 | num), max: ($max | num)},
+				p99_range: [($p99lo | num), ($p99hi | num)],
+				ratio_to_off: {p50: ($r50 | num), p99: ($r99 | num), max: ($rmax | num)},
+				spread: {p50: ($s50 | num), p99: ($s99 | num), max: ($smax | num)},
+				hist: "\($m)/\($s)/all.hist",
+				failure: (if $why == "-" or $st == "ok" then null else $why end),
+				note: (if $why == "-" or $st != "ok" then null else $why end),
+				log: (if $log == "-" then null else $log | rel end),
+				repeats: [$reps[] | select(.[0] == $m and .[1] == $s)
+					| . as [$_m, $_s, $r, $rst, $rc, $rp50, $rp99, $rp999, $rmx, $rlog, $rwhy]
+					| {run: ($r | num), status: $rst, count: ($rc | num), p50: ($rp50 | num),
+					   p99: ($rp99 | num), p99_9: ($rp999 | num), max: ($rmx | num),
+					   log: ($rlog | rel),
+					   failure: (if $rwhy == "-" or $rst == "ok" then null else $rwhy end)}]
+			}],
+		failed: ($results | map(select(.[2] != "ok")) | length)
+	}' > "$res/summary.json" || die "jq could not write $res/summary.json"
 
 # The table: times in ms (hackbench, messaging: the time per run, also ms).
 {

@@ -23,6 +23,12 @@
 #                                   directory, an ELF file, the trace.dat
 #                                   magic then junk, a missing file: exit 1,
 #                                   one line "pxpostmortem: FILE...", no signal
+#   ok conventions/summarize/json-parses  summary.json of a made-up results
+#                                   folder parses (jq); json-control-chars:
+#                                   a value with control characters, quotes
+#                                   and a backslash comes back as it was;
+#                                   json-missing-numbers: missing or bad
+#                                   numbers are null
 #
 # A program not built is a skip (the BPF tools need the lean kernel's
 # vmlinux: make -C tools after make kernel).  Nothing here needs a guest,
@@ -205,5 +211,37 @@ else
 	for k in empty text dir elf magic magiconly missing; do
 		echo "skip conventions/pxpostmortem/input-$k - not built (make -C tools)"
 	done
+fi
+# bench/summarize.sh writes summary.json with jq: a value with control
+# characters, quotes and a backslash comes back as it was, a missing
+# number is null, a number that is none is null; the file parses.
+S=$T/results
+mkdir -p "$S/off/rt"
+host=$(printf 'a\001b"c\\d\te\033[31m')
+{
+	printf 'format=proxyexec-bench-params\nversion=1\ncreated=2026-12-06T05:41:12Z\n'
+	printf 'modes=off\nscenarios=rt\nrepeat=1\ncpus=2\nclock=icount=0\n'
+	printf 'host=%s\nhostload_off=1.5 oops\nqemu=QEMU "7.2"\n' "$host"
+} > "$S/params.txt"
+echo ok > "$S/off/result"
+: > "$S/off/console.log"
+rc=0
+"$top/bench/summarize.sh" "$S" > "$T/sum.out" 2>&1 || rc=$?
+if ! jq -e . "$S/summary.json" > /dev/null 2>&1; then
+	notok summarize/json-parses "exit $rc, summary.json does not parse: $(tail -2 "$T/sum.out" | tr '\n' '|')"
+else
+	ok summarize/json-parses
+	if [ "$(jq -r .system.host "$S/summary.json")" = "$host" ] &&
+	   [ "$(jq -r .system.qemu "$S/summary.json")" = 'QEMU "7.2"' ]; then
+		ok summarize/json-control-chars
+	else
+		notok summarize/json-control-chars "host came back as $(jq .system.host "$S/summary.json")"
+	fi
+	if [ "$(jq -c '[.params.duration_s, .modes[0].host_load, .results[0].median.p50]' \
+		"$S/summary.json")" = '[null,[1.5,null],null]' ]; then
+		ok summarize/json-missing-numbers
+	else
+		notok summarize/json-missing-numbers "$(jq -c '[.params.duration_s, .modes[0].host_load, .results[0].median.p50]' "$S/summary.json")"
+	fi
 fi
 exit $fail
