@@ -1,51 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One-line error and warning messages; see pxutil.h. */
+/*
+ * One-line error and warning messages; see pxutil.h.  glibc's err(3)
+ * family does the printing ("prog: message[: strerror]", the program
+ * name being program_invocation_short_name); these add what the tools
+ * need around it: stdout flushed first (so a message comes after what
+ * was printed before it), no ": Success" when errno is 0, exit status 0
+ * taken as 1, and errno cleared after a warning (trace-cmd's warning()).
+ */
+#include <err.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "pxutil.h"
 
-static void vmsg(bool with_errno, int saved, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	vfprintf(stderr, fmt, ap);
-	if (with_errno && saved)
-		fprintf(stderr, ": %s", strerror(saved));
-	fputc('\n', stderr);
-}
-
 void px_fatal(int status, const char *fmt, ...)
 {
-	int saved = errno;
 	va_list ap;
+	int saved = errno;
 
+	fflush(stdout);
+	errno = saved;
 	va_start(ap, fmt);
-	vmsg(true, saved, fmt, ap);
-	va_end(ap);
-	exit(status ? status : 1);
+	if (saved)
+		verr(status ? status : 1, fmt, ap);
+	verrx(status ? status : 1, fmt, ap);	/* no errno: no ": Success" */
 }
 
 void px_fatalx(int status, const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	va_start(ap, fmt);
-	vmsg(false, 0, fmt, ap);
-	va_end(ap);
-	exit(status ? status : 1);
+	verrx(status ? status : 1, fmt, ap);
 }
 
 void px_warn(const char *fmt, ...)
 {
-	int saved = errno;
 	va_list ap;
+	int saved = errno;
 
+	fflush(stdout);
+	errno = saved;
 	va_start(ap, fmt);
-	vmsg(true, saved, fmt, ap);
+	if (saved)
+		vwarn(fmt, ap);
+	else
+		vwarnx(fmt, ap);
 	va_end(ap);
 	errno = 0;
 }
@@ -54,8 +56,9 @@ void px_warnx(const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	va_start(ap, fmt);
-	vmsg(false, 0, fmt, ap);
+	vwarnx(fmt, ap);
 	va_end(ap);
 	errno = 0;
 }
