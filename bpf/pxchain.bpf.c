@@ -17,12 +17,21 @@ const volatile __u32 targ_cglevel = 0;
 const volatile bool targ_per_donor = false;
 const volatile bool targ_per_owner = false;
 
+/* A plain hash, cleared every interval (--max-tasks sizes it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PX_MAX_TASKS);
 	__type(key, __u32);
 	__type(value, struct pxchain_hist);
 } hists SEC(".maps");
+
+/* Picks not counted because hists was full: per CPU, summed by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
 
 /*
  * Per-CPU counts by the kernel's reason value (user space names them from
@@ -68,8 +77,14 @@ on_pick(struct task_struct *donor, struct task_struct *owner, void *blocked_on, 
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (!h) {
 		h = px_lookup_or_init(&hists, &key, &zero);
-		if (!h)
+		if (!h) {
+			__u32 zero_key = 0;
+			__u64 *cnt = bpf_map_lookup_elem(&lost, &zero_key);
+
+			if (cnt)
+				(*cnt)++;
 			return 0;
+		}
 		if (key) {
 			h->tgid = who->tgid;
 			BPF_CORE_READ_STR_INTO(&h->comm, who, comm);

@@ -4,7 +4,8 @@
  * names read from a kernel's BTF (enum proxy_abort_reason), for the two
  * numberings of the series (before and after owner_sleeping,
  * owner_delayed and owner_ext were dropped), through $PXBPF_VMLINUX_BTF
- * pointing at a BTF file built here with libbpf.
+ * pointing at a BTF file built here with libbpf; and the line a tool
+ * prints when a plain hash map dropped data (pxchain's hists).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +52,23 @@ static const char *const after[] = {
 	"PROXY_ABORT_DEACTIVATED", "PROXY_ABORT_OWNER_WAKING",
 };
 
+/* pxbpf_print_lost(): one line when something was lost, else nothing. */
+static void test_lost(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	pxbpf_print_lost(f, 0, 7, "picks", 4, "donors per interval", "--max-tasks");
+	fflush(f);
+	CHECK("lost-none-silent", len == 0, "printed '%s'", buf);
+	pxbpf_print_lost(f, 3, 7, "picks", 4, "donors per interval", "--max-tasks");
+	fclose(f);
+	CHECK_STR("lost-line", buf, "(3 picks lost, 7 since start: the map holds 4 donors "
+		  "per interval; raise --max-tasks)\n");
+	free(buf);
+}
+
 int main(void)
 {
 	char names[PX_ABORT_SLOTS][PXBPF_ENUM_NAME_LEN];
@@ -89,5 +107,6 @@ int main(void)
 	n = pxbpf_enum_names("proxy_abort_reason", "PROXY_ABORT_", names, PX_ABORT_SLOTS - 1);
 	CHECK("enum-no-btf", n < 0, "%d", n);
 	unlink(path);
+	test_lost();
 	return unit_exit();
 }

@@ -706,6 +706,15 @@ __u64 pxbpf_pairs_evicted(const struct px_counters *c, const struct pxbpf_pairs 
 	return c->pairs_new > s->n ? c->pairs_new - s->n : 0;
 }
 
+void pxbpf_print_lost(FILE *f, __u64 lost, __u64 total, const char *what,
+		      long max, const char *keys, const char *option)
+{
+	if (!lost)
+		return;
+	fprintf(f, "(%llu %s lost, %llu since start: the map holds %ld %s; raise %s)\n",
+		(unsigned long long)lost, what, (unsigned long long)total, max, keys, option);
+}
+
 int pxbpf_set_max_pairs(struct bpf_map *pairs, long n)
 {
 	int err = bpf_map__set_max_entries(pairs, n);

@@ -16,6 +16,7 @@
 #include "pxtypes.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct argp;
@@ -213,5 +214,14 @@ __u64 pxbpf_pairs_evicted(const struct px_counters *c, const struct pxbpf_pairs 
 #define PXBPF_MAX_PAIRS_MIN	2
 #define PXBPF_MAX_PAIRS_MAX	(1 << 20)
 int pxbpf_set_max_pairs(struct bpf_map *pairs, long n);
+
+/*
+ * What a plain hash map dropped, said in one line on @f when @lost > 0:
+ * "(N WHAT lost, T since start: the map holds MAX KEYS; OPTION)", e.g.
+ * "(3 picks lost, 7 since start: the map holds 4 tasks per interval;
+ * raise --max-tasks)".  Nothing when @lost is 0.
+ */
+void pxbpf_print_lost(FILE *f, __u64 lost, __u64 total, const char *what,
+		      long max, const char *keys, const char *option);
 
 #endif /* __PXBPF_USER_H */

@@ -25,7 +25,11 @@ static struct env {
 	struct pxbpf_env c;
 	bool per_donor;
 	bool per_owner;
-} env = { .c = PXBPF_ENV_INIT };
+	long max_tasks;		/* --max-tasks: entries of the hists map */
+	__u64 lost_total;	/* picks not counted, since start */
+} env = { .c = PXBPF_ENV_INIT, .max_tasks = PX_MAX_TASKS };
+
+enum { OPT_MAX_TASKS = 0x100 };
 
 /*
  * Abort reason names by the kernel's value, from its BTF (enum
@@ -48,10 +52,14 @@ static const char *abort_name(int v, char *buf, size_t len)
 static const char doc[] =
 "Summarize the blocked_on chain depth at each proxy resolution.\n"
 "\n"
-"USAGE: pxchain [-h] [-D|-O] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]\n"
+"USAGE: pxchain [-h] [-D|-O] [--max-tasks N] [-p PID] [-c CGROUP] [-T] [-j]\n"
+"               [-v] [interval] [count]\n"
 "\n"
 "Depth is the number of mutexes walked from the picked donor to the owner\n"
-"that ran (1: the donor waits directly on the owner's mutex).\n"
+"that ran (1: the donor waits directly on the owner's mutex).  With -D/-O\n"
+"the histograms of an interval live in a map of --max-tasks tasks: picks\n"
+"of tasks past that are not counted, and the count of them is printed\n"
+"(JSON lost_picks).\n"
 "\n"
 "EXAMPLES:\n"
 "    pxchain             # system-wide depth histogram until Ctrl-C\n"
@@ -65,6 +73,8 @@ static const char doc[] =
 static const struct argp_option opts[] = {
 	{ "donor", 'D', NULL, 0, "Print a histogram per donor", 0 },
 	{ "owner", 'O', NULL, 0, "Print a histogram per owner", 0 },
+	{ "max-tasks", OPT_MAX_TASKS, "N", 0,
+	  "Donors or owners with a histogram per interval (default 10240); picks of others are counted as lost", 0 },
 	{},
 };
 
@@ -76,6 +86,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'O':
 		env.per_owner = true;
+		break;
+	case OPT_MAX_TASKS:
+		env.max_tasks = px_arg_long(state, "max-tasks", arg, 1, PXBPF_MAX_PAIRS_MAX);
 		break;
 	case ARGP_KEY_END:
 		if (env.per_donor && env.per_owner)
@@ -127,6 +140,7 @@ static void print_depth_hist(const struct pxchain_hist *h)
 	if (h->slots[0])
 		printf("%10s : %-10llu (depth 0: invalid)\n", "0",
 		       (unsigned long long)h->slots[0]);
+
 	printf("%10s : %llu\n", "total", (unsigned long long)total);
 }
 
@@ -184,7 +198,7 @@ static int read_counts(struct bpf_map *map, __u64 *counts, __u32 n)
 static const char *const lock_type_names[] = { "mutex", "rwsem" };
 
 static void print_json(const struct row *rows, size_t n, const __u64 *aborts,
-		       const __u64 *types)
+		       const __u64 *types, __u64 lost)
 {
 	const char *by = env.per_donor ? "donor" : env.per_owner ? "owner" : "all";
 	char buf[32];
@@ -232,12 +246,15 @@ static void print_json(const struct row *rows, size_t n, const __u64 *aborts,
 		px_json_object_end(&j);
 	}
 	px_json_object_end(&j);
+	/* picks of tasks the full hists map had no room for */
+	px_json_u64(&j, "lost_picks", lost);
+	px_json_u64(&j, "lost_picks_total", env.lost_total);
 	px_json_object_end(&j);
 	px_json_finish(&j);
 }
 
 static void print_text(const struct row *rows, size_t n, const __u64 *aborts,
-		       const __u64 *types)
+		       const __u64 *types, __u64 lost)
 {
 	char buf[32];
 	__u64 total = 0;
@@ -276,12 +293,15 @@ static void print_text(const struct row *rows, size_t n, const __u64 *aborts,
 	       (unsigned long long)types[PXCHAIN_ABORT_MUTEX],
 	       (unsigned long long)types[PXCHAIN_PICK_RWSEM],
 	       (unsigned long long)types[PXCHAIN_ABORT_RWSEM]);
+	pxbpf_print_lost(stdout, lost, env.lost_total, "picks", env.max_tasks,
+			 env.per_owner ? "owners per interval" : "donors per interval",
+			 "--max-tasks");
 }
 
 static int print_interval(void *ctx)
 {
 	struct pxchain_bpf *obj = ctx;
-	__u64 aborts[PX_ABORT_SLOTS] = {}, types[PXCHAIN_LOCK_SLOTS] = {};
+	__u64 aborts[PX_ABORT_SLOTS] = {}, types[PXCHAIN_LOCK_SLOTS] = {}, lost = 0;
 	struct row *rows;
 	size_t n;
 	int err;
@@ -291,15 +311,18 @@ static int print_interval(void *ctx)
 		err = read_counts(obj->maps.aborts, aborts, PX_ABORT_SLOTS);
 	if (!err)
 		err = read_counts(obj->maps.lock_types, types, PXCHAIN_LOCK_SLOTS);
+	if (!err)
+		err = read_counts(obj->maps.lost, &lost, 1);
 	if (err) {
 		free(rows);
 		px_warnx("failed to read maps: %s", strerror(-err));
 		return err;
 	}
+	env.lost_total += lost;
 	if (env.c.json)
-		print_json(rows, n, aborts, types);
+		print_json(rows, n, aborts, types, lost);
 	else
-		print_text(rows, n, aborts, types);
+		print_text(rows, n, aborts, types, lost);
 	fflush(stdout);
 	free(rows);
 	return 0;
@@ -331,6 +354,11 @@ int main(int argc, char **argv)
 	PXBPF_SET_FILTERS(obj->rodata, &env.c);
 	obj->rodata->targ_per_donor = env.per_donor;
 	obj->rodata->targ_per_owner = env.per_owner;
+	err = bpf_map__set_max_entries(obj->maps.hists, env.max_tasks);
+	if (err) {
+		px_warnx("cannot size the hists map to %ld: %s", env.max_tasks, strerror(-err));
+		goto cleanup;
+	}
 	err = pxbpf_load_attach(obj->skeleton);
 	if (err)
 		goto cleanup;
