@@ -68,11 +68,18 @@ if [ "${1-}" = --guest ]; then
 		set -- sh -c "$load; cyclictest -m -q -p 95 -t 1 -a 0 -i 1000 -D $dur \
 			-b $us --tracemark; echo \$? > status; [ -z \"\$lp\" ] || kill \$lp; wait" ;;
 	esac
+	# Record on the guest's tmpfs and copy the files to the share (9p)
+	# after: a write to the host while the workload runs moves guest time
+	# on under --clock icount (bench/README.md, The warp guard).
+	res=$(pwd)
+	mkdir -p /tmp/postmortem && cd /tmp/postmortem || die "cannot make /tmp/postmortem"
 	set +e
 	# shellcheck disable=SC2086 # $events is a list
 	trace-cmd record -q -b 8192 -o trace.dat $events "$@" > workload.log 2>&1 ||
 		echo "postmortem: trace-cmd record failed with status $?" >> workload.log
 	set -e
+	for f in ./*; do cp "$f" "$res/" || die "cannot copy $f to $res"; done
+	cd "$res"
 	[ -s status ] || echo 1 > status
 	cat workload.log
 	echo "postmortem: workload exit status $(cat status)"

@@ -28,7 +28,8 @@ while test $# -gt 0; do
 	--loops) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$' 'a number of loops'; loops=$2; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
-	*) usage "unknown option '$1' (the command goes after --)" ;;
+	-*) usage "unknown option '$1'" ;;
+	*) usage "the command goes after --: tests/under-load.sh -- $*" ;;
 	esac
 	shift
 done
