@@ -18,7 +18,8 @@
  *   pmdat_free(w);
  *
  * A mask of PMDAT_NO_SWITCH and the like leaves an event's format (and its
- * lines) out, as a recording without that -e would.
+ * lines) out, as a recording without that -e would.  w->kallsyms, lines
+ * of /proc/kallsyms, goes into the file as trace-cmd record saves them.
  */
 #ifndef PMDAT_H
 #define PMDAT_H
@@ -115,6 +116,7 @@ struct pmdat {
 	int			ncpus;
 	char			*cmdlines;
 	size_t			cmdlines_len;
+	const char		*kallsyms;	/* /proc/kallsyms lines, or NULL */
 	int			seen_pid[64];
 	int			nseen;
 };
@@ -462,7 +464,9 @@ static inline int pmdat_write(const struct pmdat *w, const char *path)
 			pmdat_put(f, fmt, n);
 		}
 	}
-	pmdat_put4(f, 0);			/* kallsyms */
+	pmdat_put4(f, w->kallsyms ? (uint32_t)strlen(w->kallsyms) : 0);	/* kallsyms */
+	if (w->kallsyms)
+		pmdat_put(f, w->kallsyms, strlen(w->kallsyms));
 	pmdat_put4(f, 0);			/* printk formats */
 	pmdat_put8(f, w->cmdlines_len);
 	pmdat_put(f, w->cmdlines ? w->cmdlines : "", w->cmdlines_len);

@@ -12,6 +12,9 @@
  * depend on them.  Runs build/tools/bin/pxpostmortem, found next to this
  * binary's folder.
  *
+ * test_postmortem --no-cut leaves the cut traces out (2 minutes under
+ * load: every offset of one trace).
+ *
  * test_postmortem --bench EVENTS PIDS [OLD_TOOL] writes a synthetic trace of
  * EVENTS events among PIDS tasks (and its report text) and times the tool
  * on it (OLD_TOOL: a pxpostmortem that reads the text, to compare).
@@ -211,7 +214,10 @@ static void test_retry(void)
 	HAS("pm-retry-window", "\"window_ns\": 6100000,");
 	HAS("pm-retry-proxy", "\"proxy_ns\": 1900000,");
 	HAS("pm-retry-parked", "\"owner_sleeping_ns\": 3000000,");
-	HAS("pm-retry-woken", "\"owner_preempted_ns\": 500000,");
+	/* woken onto CPU 0 while it runs <idle>: a wakeup delay, not preemption */
+	HAS("pm-retry-woken", "\"owner_wakeup_ns\": 500000,");
+	HAS("pm-retry-not-preempted", "\"owner_preempted_ns\": 0,");
+	HAS("pm-retry-no-idle-preempter", "\"preempted_by\": [],");
 	/* 0.5 ms woken, not picked; 0.1 ms handed the mutex, not yet running */
 	HAS("pm-retry-waiter-runnable", "\"waiter_runnable_ns\": 600000,");
 	HAS("pm-retry-waiter", "\"waiter_running_ns\": 100000,");
@@ -289,6 +295,60 @@ static void test_many_pids(void)
 	CHECK("pm-pids-exit", rc == 0, "exit %d: %s", rc, out);
 	HAS("pm-pids-chain", "chain     waiter-100 -> [0xffff888001234500] -> owner owner-200 (depth 1)");
 	HAS("pm-pids-preempted-by", "preempted by hog-300 on CPU 0 6.000 ms");
+}
+
+/*
+ * The story names things the same way everywhere: every task comm-pid
+ * (no bare pid in the timeline), a comm's control bytes escaped (\xNN,
+ * never raw to the terminal), the lock by its kernel symbol when the
+ * trace's kallsyms has one ("lab+0x40", JSON mutex_sym), a heap lock
+ * by its address only.
+ */
+static void test_names(void)
+{
+	static char buf[PX_NS_LINES][512];
+	const char *lines[PX_NS_LINES + 1];
+	struct pmdat *w = pmdat_new(PMDAT_ALL);
+	char path[PATH_MAX], *p;
+	int i, rc;
+
+	for (i = 0; lock_trace[i]; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s", lock_trace[i]);
+		/* the lab's static mutex; the owner named with an escape sequence */
+		while ((p = strstr(buf[i], "0xffff888001234500")))
+			memcpy(p, "0xffffffff820be840", 18);
+		while ((p = strstr(buf[i], "comm=owner "))) {
+			memmove(p + 5 + 8, p + 5 + 5, strlen(p + 5 + 5) + 1);
+			memcpy(p + 5, "o\x1b[2Jwnr", 8);
+		}
+		if ((p = strstr(buf[i], " owner-200 "))) {
+			memmove(p + 1 + 8, p + 1 + 5, strlen(p + 1 + 5) + 1);
+			memcpy(p + 1, "o\x1b[2Jwnr", 8);
+		}
+		lines[i] = buf[i];
+	}
+	lines[i] = NULL;
+	w->kallsyms = "ffffffff81000000 T _text\nffffffff820be800 d lab\t[proxylab]\n"
+		      "ffffffff820bec00 d lab_rwsems\nffffffff83000000 B _end\n";
+	for (i = 0; lines[i]; i++)
+		pmdat_line(w, lines[i]);
+	snprintf(path, sizeof(path), "%s/names.dat", dir);
+	if (pmdat_write(w, path))
+		exit(1);
+	pmdat_free(w);
+	rc = run("names.dat");
+	CHECK("pm-names-exit", rc == 0, "exit %d: %s", rc, out);
+	HAS("pm-names-lock-symbol", "mutex     lab+0x40 0xffffffff820be840 (from");
+	HAS("pm-names-chain", "chain     waiter-100 -> [lab+0x40 0xffffffff820be840] -> owner o\\x1b[2Jwnr-200");
+	HAS("pm-names-handoff", "handoff: o\\x1b[2Jwnr-200 hands lab+0x40 0xffffffff820be840 to waiter-100");
+	HAS("pm-names-abort", "abort: donor waiter-100, owner o\\x1b[2Jwnr-200 on CPU 0");
+	HAS("pm-names-pswitch", "(was o\\x1b[2Jwnr-200 on waiter-100's)");
+	CHECK("pm-names-no-raw-escape", !strchr(out, '\x1b'), "a raw ESC in:\n%s", out);
+	rc = run("-j names.dat");
+	HAS("pm-names-json-sym", "\"mutex_sym\": \"lab+0x40\",");
+	HAS("pm-names-json-comm", "\"comm\": \"o\\u001b[2Jwnr\"");
+	rc = run("-j lock.dat");
+	HAS("pm-names-heap-no-sym", "\"mutex_sym\": null,");
 }
 
 static void test_stdin(void)
@@ -683,9 +743,11 @@ int main(int argc, char **argv)
 	test_ns();
 	test_many_pids();
 	test_stdin();
+	test_names();
 	test_errors();
 	test_recipe();
-	test_cut();
+	if (argc < 2 || strcmp(argv[1], "--no-cut"))
+		test_cut();
 	unit_rm_rf(dir);
 	return unit_exit();
 }

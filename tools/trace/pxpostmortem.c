@@ -534,7 +534,10 @@ static int running_on(const int curr[], int pid)
  *            (sched_proxy_return) and has not been picked since;
  *   waiter runnable: woken (sched_wakeup) but not picked: its context,
  *            which would run the owner, waits behind another task;
- *   preempted: the owner is runnable (woken, or switched out in state R);
+ *   preempted: the owner is runnable (woken, or switched out in state R)
+ *            and another task runs on its CPU;
+ *   owner waking: the owner is woken onto a CPU that runs the idle task
+ *            (wakeup delay: the CPU is on its way to it, nothing preempts);
  *   sleeping: the owner sleeps (S, D, ...) or the waiter is parked on it;
  *   unknown: no state seen for the owner yet.
  * The owner is the last chain end a pick/abort of the waiter named (before
@@ -595,9 +598,12 @@ static void tell_lock(struct story *st)
 				if (w->cpu >= 0 && w->cpu < MAX_CPUS && curr[w->cpu] >= 0)
 					tally_add(&st->instead_of_waiter, curr[w->cpu], w->cpu, d);
 			} else if (o && o->state == 'r') {
-				cl = C_PREEMPTED;
-				if (o->cpu >= 0 && o->cpu < MAX_CPUS && curr[o->cpu] >= 0)
-					tally_add(&st->preempted_by, curr[o->cpu], o->cpu, d);
+				int on = o->cpu >= 0 && o->cpu < MAX_CPUS ? curr[o->cpu] : -1;
+
+				/* idle there: the CPU is on its way to run it, nobody preempts */
+				cl = on == 0 ? C_OWNER_WAKING : C_PREEMPTED;
+				if (on > 0)
+					tally_add(&st->preempted_by, on, o->cpu, d);
 			} else if (parked || (o && o->state && o->state != 'R')) {
 				cl = C_SLEEPING;
 			}
@@ -620,8 +626,11 @@ static void tell_lock(struct story *st)
 					owner = e->owner;
 				if (e->lock) {
 					snprintf(st->tail_lock, LOCK_LEN, "%s", lock_str(e->lock, 0));
+					st->tail_lock_addr = e->lock;
 					if (e->depth == 1 && !st->lock_from) {
 						snprintf(st->lock, LOCK_LEN, "%s", lock_str(e->lock, 0));
+				st->lock_addr = e->lock;
+						st->lock_addr = e->lock;
 						st->lock_from = e->type == EV_PICK ? "sched_proxy_pick depth=1" :
 							"sched_proxy_abort depth=1";
 					}

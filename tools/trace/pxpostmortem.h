@@ -78,7 +78,8 @@ enum cls {
 	C_OWNER_RUN,		/* the owner runs, on its own (or another donor's) context */
 	C_TRANSIT,		/* the donor migrates to the owner's CPU or returns */
 	C_DONOR_READY,		/* the waiter is runnable (woken) but not picked */
-	C_PREEMPTED,		/* the owner is runnable but not running */
+	C_PREEMPTED,		/* the owner is runnable, another task runs on its CPU */
+	C_OWNER_WAKING,		/* the owner is woken onto an idle CPU, not running yet */
 	C_SLEEPING,		/* the owner sleeps (or the donor is parked on it) */
 	C_UNKNOWN,		/* no state known for the owner yet */
 	NR_CLS,
@@ -117,9 +118,11 @@ struct story {
 	struct tally	instead_of_waiter;	/* what ran on a woken waiter's CPU */
 	struct tally	cpu_time;	/* latency: what ran on the thread's CPU */
 	struct tally	owners;		/* chain ends, time each was the owner */
-	char		lock[LOCK_LEN];	/* the waiter's mutex */
+	char		lock[LOCK_LEN];	/* the waiter's mutex, "0x..." */
+	uint64_t	lock_addr;
 	const char	*lock_from;
 	char		tail_lock[LOCK_LEN];	/* the chain's last mutex */
+	uint64_t	tail_lock_addr;
 	int		max_depth;
 	int		link[MAX_LINKS];	/* chain: link[k] waits at depth k+1 */
 	int		releaser;	/* handed the mutex to the waiter */
@@ -147,5 +150,13 @@ struct task *task(int pid);
 const char *comm(int pid);
 /* "0xffff..." of a mutex address ("(nil)" for 0) in a static buffer of @slot (0..3). */
 const char *lock_str(uint64_t lock, int slot);
+/*
+ * The kernel symbol of a lock, "lab+0x40", from the kallsyms the trace
+ * holds (trace-cmd record saves /proc/kallsyms), or NULL: no kallsyms, or
+ * no symbol within 1 MB below it (a heap mutex has none).
+ */
+const char *lock_sym(uint64_t lock, int slot);
+/* "lab+0x40 0xffff..." with the symbol, else lock_str()'s (slot 0..3). */
+const char *lock_name(uint64_t lock, int slot);
 
 #endif /* PXPOSTMORTEM_H */

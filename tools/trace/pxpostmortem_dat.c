@@ -143,6 +143,38 @@ const char *lock_str(uint64_t lock, int slot)
 	return buf[slot & 3];
 }
 
+#define SYM_MAX_OFF	(1ULL << 20)
+
+const char *lock_sym(uint64_t lock, int slot)
+{
+	static char buf[4][96];
+	unsigned long long start;
+	const char *name;
+
+	name = lock && tep ? tep_find_function(tep, lock) : NULL;
+	if (!name)
+		return NULL;
+	start = tep_find_function_address(tep, lock);
+	if (lock < start || lock - start >= SYM_MAX_OFF)
+		return NULL;
+	if (lock == start)
+		snprintf(buf[slot & 3], sizeof(buf[0]), "%s", name);
+	else
+		snprintf(buf[slot & 3], sizeof(buf[0]), "%s+0x%llx", name, lock - start);
+	return buf[slot & 3];
+}
+
+const char *lock_name(uint64_t lock, int slot)
+{
+	static char buf[4][128];
+	const char *sym = lock_sym(lock, slot);
+
+	if (!sym)
+		return lock_str(lock, slot);
+	snprintf(buf[slot & 3], sizeof(buf[0]), "%s %s", sym, lock_str(lock, slot));
+	return buf[slot & 3];
+}
+
 /* --------------------------------------------------------------- events */
 
 static const struct {

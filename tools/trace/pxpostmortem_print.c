@@ -17,10 +17,49 @@ const struct cls_name cls_names[NR_CLS] = {
 	[C_TRANSIT]	= { "donor_transit_ns",	 "donor migrating / returning" },
 	[C_DONOR_READY]	= { "waiter_runnable_ns", "waiter runnable, not picked" },
 	[C_PREEMPTED]	= { "owner_preempted_ns", "owner runnable, not running (preempted)" },
+	[C_OWNER_WAKING] = { "owner_wakeup_ns",	 "owner woken, its CPU idle (wakeup delay)" },
 	[C_SLEEPING]	= { "owner_sleeping_ns", "owner sleeping" },
 	[C_UNKNOWN]	= { "unknown_ns",	 "owner state unknown" },
 };
 
+
+/* @s escaped as who() does, in one of 8 static buffers (@slot). */
+static const char *escaped(const char *s, int slot)
+{
+	static char buf[8][1024];
+	char *b = buf[slot & 7];
+	size_t n = 0;
+
+	for (; *s && n + 5 < sizeof(buf[0]); s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\')
+			n += (size_t)snprintf(b + n, sizeof(buf[0]) - n, "\\\\");
+		else if (c >= 0x20 && c < 0x7f)
+			b[n++] = (char)c;
+		else
+			n += (size_t)snprintf(b + n, sizeof(buf[0]) - n, "\\x%02x", c);
+	}
+	b[n] = '\0';
+	return b;
+}
+
+/*
+ * "comm-pid" of @pid as every line names a task, in one of 8 static
+ * buffers (@slot): the comm escaped, printable ASCII as is and any other
+ * byte (a comm is any 15 bytes the kernel holds) as \xNN, so a name never
+ * reaches the terminal as escape sequences.
+ */
+static const char *who(int pid, int slot)
+{
+	static char buf[8][4 * COMM_LEN + 16];
+	char *b = buf[slot & 7];
+
+	if (pid < 0)
+		return "?";	/* none: an abort's owner when the chain changed */
+	snprintf(b, sizeof(buf[0]), "%s-%d", escaped(comm(pid), slot), pid);
+	return b;
+}
 
 static double ms(uint64_t ns)
 {
@@ -51,57 +90,58 @@ static void print_event(const struct story *st, const struct ev *e, int owner)
 	switch (e->type) {
 	case EV_PICK:
 		/* "lock" for a mutex, as before rwsems were proxied. */
-		printf("  %+9.3f  CPU%d  pick: %s-%d runs %s-%d (%s %s, depth %d)\n", rel, e->cpu,
-		       comm(e->donor), e->donor, comm(e->owner), e->owner,
-		       strcmp(e->lock_type, "rwsem") ? "lock" : "rwsem", lock_str(e->lock, 0), e->depth);
+		printf("  %+9.3f  CPU%d  pick: %s runs %s (%s %s, depth %d)\n", rel, e->cpu,
+		       who(e->donor, 0), who(e->owner, 1),
+		       strcmp(e->lock_type, "rwsem") ? "lock" : "rwsem", lock_name(e->lock, 0), e->depth);
 		break;
 	case EV_ABORT:
-		printf("  %+9.3f  CPU%d  abort: donor %s-%d, owner %d on CPU %d, depth %d: %s%s\n",
-		       rel, e->cpu, comm(e->donor), e->donor, e->owner, e->owner_cpu, e->depth,
+		printf("  %+9.3f  CPU%d  abort: donor %s, owner %s on CPU %d, depth %d: %s%s\n",
+		       rel, e->cpu, who(e->donor, 0), who(e->owner, 1), e->owner_cpu, e->depth,
 		       e->reason, strcmp(e->lock_type, "rwsem") ? "" : " (rwsem)");
 		break;
 	case EV_PSWITCH:
-		printf("  %+9.3f  CPU%d  now %s-%d on %s-%d's context (was %d on %d's)\n", rel,
-		       e->cpu, comm(e->next), e->next, comm(e->next_donor), e->next_donor,
-		       e->prev, e->prev_donor);
+		printf("  %+9.3f  CPU%d  now %s on %s's context (was %s on %s's)\n", rel,
+		       e->cpu, who(e->next, 0), who(e->next_donor, 1), who(e->prev, 2),
+		       who(e->prev_donor, 3));
 		break;
 	case EV_HANDOFF:
-		printf("  %+9.3f  CPU%d  handoff: %d hands %s to %s-%d (%s)\n", rel, e->cpu,
-		       e->owner, lock_str(e->lock, 0), comm(e->to), e->to, e->reason);
+		printf("  %+9.3f  CPU%d  handoff: %s hands %s to %s (%s)\n", rel, e->cpu,
+		       who(e->owner, 0), lock_name(e->lock, 0), who(e->to, 1), e->reason);
 		break;
 	case EV_PMIGRATE:
-		printf("  %+9.3f  CPU%d  migrate: donor %s-%d CPU %d -> %d (owner %d)\n", rel,
-		       e->cpu, comm(e->donor), e->donor, e->src, e->dst, e->owner);
+		printf("  %+9.3f  CPU%d  migrate: donor %s CPU %d -> %d (owner %s)\n", rel,
+		       e->cpu, who(e->donor, 0), e->src, e->dst, who(e->owner, 1));
 		break;
 	case EV_RETURN:
-		printf("  %+9.3f  CPU%d  return: %s-%d CPU %d -> %d (%s)\n", rel, e->cpu,
-		       comm(e->pid), e->pid, e->src, e->dst, e->reason);
+		printf("  %+9.3f  CPU%d  return: %s CPU %d -> %d (%s)\n", rel, e->cpu,
+		       who(e->pid, 0), e->src, e->dst, e->reason);
 		break;
 	case EV_ENQ_SLEEPING:
 	case EV_ACTIVATE:
-		printf("  %+9.3f  CPU%d  %s: donor %d, owner %d\n", rel, e->cpu,
-		       e->type == EV_ACTIVATE ? "activate" : "enqueue_sleeping", e->donor, e->owner);
+		printf("  %+9.3f  CPU%d  %s: donor %s, owner %s\n", rel, e->cpu,
+		       e->type == EV_ACTIVATE ? "activate" : "enqueue_sleeping", who(e->donor, 0),
+		       who(e->owner, 1));
 		break;
 	case EV_SWITCH:
 		if (e->prev == owner || e->prev == W)
-			printf("  %+9.3f  CPU%d  %s-%d switched out (%s), %s-%d runs\n", rel, e->cpu,
-			       comm(e->prev), e->prev, e->state, comm(e->next), e->next);
+			printf("  %+9.3f  CPU%d  %s switched out (%s), %s runs\n", rel, e->cpu,
+			       who(e->prev, 0), e->state, who(e->next, 1));
 		else if (e->next == owner || e->next == W)
-			printf("  %+9.3f  CPU%d  %s-%d runs (after %s-%d, %s)\n", rel, e->cpu,
-			       comm(e->next), e->next, comm(e->prev), e->prev, e->state);
+			printf("  %+9.3f  CPU%d  %s runs (after %s, %s)\n", rel, e->cpu,
+			       who(e->next, 0), who(e->prev, 1), e->state);
 		break;
 	case EV_WAKEUP:
 		if (e->pid == owner || e->pid == W)
-			printf("  %+9.3f  CPU%d  wakeup %s-%d (target CPU %d)\n", rel, e->cpu,
-			       comm(e->pid), e->pid, e->dst);
+			printf("  %+9.3f  CPU%d  wakeup %s (target CPU %d)\n", rel, e->cpu,
+			       who(e->pid, 0), e->dst);
 		break;
 	case EV_MIGRATE_TASK:
 		if (e->pid == owner || e->pid == W)
-			printf("  %+9.3f  CPU%d  %s-%d moved CPU %d -> %d\n", rel, e->cpu,
-			       comm(e->pid), e->pid, e->src, e->dst);
+			printf("  %+9.3f  CPU%d  %s moved CPU %d -> %d\n", rel, e->cpu,
+			       who(e->pid, 0), e->src, e->dst);
 		break;
 	case EV_MARK:
-		printf("  %+9.3f  CPU%d  marker: %s\n", rel, e->cpu, e->text);
+		printf("  %+9.3f  CPU%d  marker: %s\n", rel, e->cpu, escaped(e->text, 0));
 		break;
 	default:
 		break;
@@ -157,8 +197,8 @@ static void print_tally(const char *title, const struct tally *t, const char *un
 	int i;
 
 	for (i = 0; i < t->n && i < TOP; i++)
-		printf("%-*s%s-%d%s%d %.3f ms\n", (int)strlen(title), i ? "" : title,
-		       comm(t->pid[i]), t->pid[i], unit_label, t->cpu[i], ms(t->ns[i]));
+		printf("%-*s%s%s%d %.3f ms\n", (int)strlen(title), i ? "" : title,
+		       who(t->pid[i], 0), unit_label, t->cpu[i], ms(t->ns[i]));
 }
 
 void print_text(const struct story *st, int max_events)
@@ -170,11 +210,11 @@ void print_text(const struct story *st, int max_events)
 	printf("pxpostmortem: the worst sample, %s\n", s->mark ?
 	       "delimited by the break marker" : "the longest lock wait in the trace");
 	if (s->mark)
-		printf("marker    %.6f CPU%d %s-%d: %s\n", secs(s->mark->ts), s->mark->cpu,
-		       comm(s->mark->cur), s->mark->cur, s->mark->text);
+		printf("marker    %.6f CPU%d %s: %s\n", secs(s->mark->ts), s->mark->cpu,
+		       who(s->mark->cur, 0), escaped(s->mark->text, 1));
 	if (!s->lock) {
-		printf("thread    %s-%d on CPU %d, wakeup latency %.3f ms (%.6f .. %.6f)\n",
-		       comm(s->pid), s->pid, s->cpu, ms(s->wait_ns), secs(s->start), secs(s->end));
+		printf("thread    %s on CPU %d, wakeup latency %.3f ms (%.6f .. %.6f)\n",
+		       who(s->pid, 0), s->cpu, ms(s->wait_ns), secs(s->start), secs(s->end));
 		printf("\nwhat ran on CPU %d in the window (ms):\n", s->cpu);
 		for (i = 0; i < st->cpu_time.n && i < 8; i++) {
 			int p = st->cpu_time.pid[i], d = st->cpu_time.cpu[i];
@@ -182,18 +222,18 @@ void print_text(const struct story *st, int max_events)
 			if (p < 0)
 				printf("  %10.3f  (nothing traced yet)\n", ms(st->cpu_time.ns[i]));
 			else if (d == p)
-				printf("  %10.3f  %s-%d\n", ms(st->cpu_time.ns[i]), comm(p), p);
+				printf("  %10.3f  %s\n", ms(st->cpu_time.ns[i]), who(p, 0));
 			else
-				printf("  %10.3f  %s-%d as proxy for %s-%d\n", ms(st->cpu_time.ns[i]),
-				       comm(p), p, comm(d), d);
+				printf("  %10.3f  %s as proxy for %s\n", ms(st->cpu_time.ns[i]),
+				       who(p, 0), who(d, 1));
 		}
 		printf("  %d abort(s), %d donor migration(s), %d return(s) on all CPUs in the window\n",
 		       st->naborts, st->migrations, st->returns);
 		return;
 	}
-	printf("waiter    %s-%d\n", comm(s->pid), s->pid);
+	printf("waiter    %s\n", who(s->pid, 0));
 	if (st->lock[0])
-		printf("mutex     %s (from %s)", st->lock, st->lock_from);
+		printf("mutex     %s (from %s)", lock_name(st->lock_addr, 0), st->lock_from);
 	else
 		printf("mutex     unknown (no depth-1 pick/abort or handoff of the waiter)");
 	if (s->mutex_idx >= 0)
@@ -208,24 +248,24 @@ void print_text(const struct story *st, int max_events)
 	if (s->blocked)
 		printf("blocked   %.3f ms of it in the trace (switch-out or first sched_proxy event .. runs itself)\n",
 		       ms(s->blocked));
-	printf("chain     %s-%d", comm(s->pid), s->pid);
+	printf("chain     %s", who(s->pid, 0));
 	if (st->max_depth > 1) {
 		for (i = 1; i < st->max_depth && i < MAX_LINKS; i++) {
 			if (st->link[i] > 0)
-				printf(" -> %s-%d", comm(st->link[i]), st->link[i]);
+				printf(" -> %s", who(st->link[i], 0));
 			else
 				printf(" -> ?");
 		}
 	}
 	if (owner > 0)
-		printf(" -> [%s] -> owner %s-%d", st->tail_lock[0] ? st->tail_lock : "?",
-		       comm(owner), owner);
+		printf(" -> [%s] -> owner %s", st->tail_lock[0] ? lock_name(st->tail_lock_addr, 0) : "?",
+		       who(owner, 0));
 	printf(" (depth %d)\n", st->max_depth);
 	for (i = 1; i < st->owners.n && i < TOP; i++)
-		printf("          also owner %s-%d for %.3f ms\n", comm(st->owners.pid[i]),
-		       st->owners.pid[i], ms(st->owners.ns[i]));
+		printf("          also owner %s for %.3f ms\n", who(st->owners.pid[i], 0),
+		       ms(st->owners.ns[i]));
 	if (st->releaser > 0)
-		printf("released  by %s-%d (sched_proxy_handoff)\n", comm(st->releaser), st->releaser);
+		printf("released  by %s (sched_proxy_handoff)\n", who(st->releaser, 0));
 	printf("aborts    %d", st->naborts);
 	for (i = 0; i < st->nabort_reasons; i++)
 		printf("%s%s x%d", i ? ", " : " (", st->abort_reason[i], st->abort_count[i]);
@@ -294,11 +334,13 @@ int print_json(const struct story *st)
 	px_json_bool(&j, "window_from_marker", s->from_marker_only || !s->lock);
 	if (s->lock) {
 		px_json_string(&j, "mutex", st->lock[0] ? st->lock : NULL);
+		px_json_string(&j, "mutex_sym", lock_sym(st->lock_addr, 0));
 		if (s->mutex_idx >= 0)
 			px_json_i64(&j, "mutex_index", s->mutex_idx);
 		else
 			px_json_null(&j, "mutex_index");
 		px_json_string(&j, "tail_mutex", st->tail_lock[0] ? st->tail_lock : NULL);
+		px_json_string(&j, "tail_mutex_sym", lock_sym(st->tail_lock_addr, 0));
 		px_json_i64(&j, "depth", st->max_depth);
 		px_json_array_begin(&j, "chain");
 		px_json_i64(&j, NULL, s->pid);
