@@ -23,6 +23,9 @@
 #                                   directory, an ELF file, the trace.dat
 #                                   magic then junk, a missing file: exit 1,
 #                                   one line "pxpostmortem: FILE...", no signal
+#   ok conventions/script/PATH/help|bad-option|version  the other host
+#                                   scripts of bench/, tests/ and guest/ (a
+#                                   version skip while lib/sh/cli.sh has none)
 #   ok conventions/summarize/json-parses  summary.json of a made-up results
 #                                   folder parses (jq); json-control-chars:
 #                                   a value with control characters, quotes
@@ -110,7 +113,8 @@ usage_error() {
 	if [ "$rc" != 64 ]; then why="exit $rc, want 64"
 	elif [ -s "$T/$2.out" ]; then why="output on stdout: $(head -c 100 "$T/$2.out")"
 	elif [ "$(wc -l < "$T/$2.err")" != 2 ]; then why="$(wc -l < "$T/$2.err") lines on stderr, want 2"
-	elif ! head -1 "$T/$2.err" | grep -q "^$p: ."; then why="first line not '$p: message'"
+	elif ! head -1 "$T/$2.err" | grep -q "^${p#script/*}: .\|^[a-z-]*: ."; then
+		why="first line not 'prog: message'"
 	elif [ "$(sed -n 2p "$T/$2.err")" != "Try '$try --help' for more information." ]; then
 		why="second line not the Try line"
 	fi
@@ -212,6 +216,35 @@ else
 		echo "skip conventions/pxpostmortem/input-$k - not built (make -C tools)"
 	done
 fi
+# The host's other shell scripts (lib/sh/cli.sh's usage): --help and -h
+# on stdout, exit 0; an unknown option in two lines, exit 64; --version
+# as the tools' (a skip while a script has none).  Never the kernel/
+# scripts, nor those that run in the guest: only their parsing runs here,
+# which ends before they do anything.
+for s in bench/compare.sh bench/hackbench-pair.sh bench/overhead.sh bench/postmortem.sh \
+	 bench/run.sh bench/spread.sh bench/selftest.sh tests/run.sh tests/soak.sh \
+	 tests/under-load.sh guest/run.sh guest/mkinitramfs.sh; do
+	exe=$top/$s p=script/$s try=$exe
+	run help "$exe" --help
+	run h "$exe" -h
+	if [ "$rc" = 0 ] && [ -s "$T/help.out" ] && [ ! -s "$T/help.err" ] &&
+	   cmp -s "$T/help.out" "$T/h.out"; then
+		ok "$p/help"
+	else
+		notok "$p/help" "exit $rc, $(wc -l < "$T/help.out") lines on stdout, $(wc -c < "$T/help.err") bytes on stderr"
+	fi
+	run bad "$exe" --no-such-option
+	usage_error bad-option bad
+	run version "$exe" --version
+	if [ "$rc" = 0 ] && grep -qx "[a-z-]* (proxyexec) $version" "$T/version.out"; then
+		ok "$p/version"
+	elif [ "$rc" = 64 ]; then
+		echo "skip conventions/$p/version - no --version yet (lib/sh/cli.sh version())"
+	else
+		notok "$p/version" "exit $rc, '$(head -c 100 "$T/version.out")'"
+	fi
+done
+
 # bench/summarize.sh writes summary.json with jq: a value with control
 # characters, quotes and a backslash comes back as it was, a missing
 # number is null, a number that is none is null; the file parses.
