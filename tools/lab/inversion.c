@@ -147,7 +147,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.iter_set = true;
 		break;
 	case 's':
-		env.sleep_us = px_arg_u64(state, "sleep time", arg, 0, max_us);
+		env.sleep_us = px_arg_u64(state, "sleep time in us", arg, 0, max_us);
 		env.sleep_set = true;
 		break;
 	case 'v':
@@ -163,13 +163,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.cpu_max = arg;
 		break;
 	case OPT_DL_DEADLINE:
-		env.dl_deadline_us = px_arg_u64(state, "deadline", arg, 100, max_us);
+		env.dl_deadline_us = px_arg_u64(state, "deadline in us", arg, 100, max_us);
 		break;
 	case OPT_DL_PERIOD:
-		env.dl_period_us = px_arg_u64(state, "period", arg, 100, max_us);
+		env.dl_period_us = px_arg_u64(state, "period in us", arg, 100, max_us);
 		break;
 	case OPT_DL_RUNTIME:
-		env.dl_runtime_us = px_arg_u64(state, "runtime", arg, 100, max_us);
+		env.dl_runtime_us = px_arg_u64(state, "runtime in us", arg, 100, max_us);
 		break;
 	case OPT_SPREAD:
 		env.spread = true;
@@ -178,7 +178,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.pinned = true;
 		break;
 	case OPT_HOG_CAP:
-		env.hog_cap_us = px_arg_u64(state, "hog cap", arg, 1, max_us);
+		env.hog_cap_us = px_arg_u64(state, "hog cap in us", arg, 1, max_us);
 		break;
 	case OPT_HOG_PRIO:
 		env.hog_prio = px_arg_long(state, "hog priority", arg, 1, 98);

@@ -49,10 +49,10 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		env.quiet = true;
 		break;
 	case 't':
-		env.timeout_s = px_arg_u64(state, "timeout", arg, 1, 86400);
+		env.timeout_s = px_arg_u64(state, "timeout in s", arg, 1, 86400);
 		break;
 	case OPT_BREAK:
-		env.break_ns = px_arg_u64(state, "break threshold", arg, 1,
+		env.break_ns = px_arg_u64(state, "break threshold in us", arg, 1,
 					  3600 * 1000000ULL) * NSEC_PER_USEC;
 		break;
 	case OPT_FIRST_MUTEX:
@@ -60,7 +60,7 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 					      PROXYLAB_NR_MUTEXES - 1);
 		break;
 	case OPT_GRACE:
-		env.grace_s = px_arg_u64(state, "grace", arg, 1, 3600);
+		env.grace_s = px_arg_u64(state, "grace in s", arg, 1, 3600);
 		break;
 	case OPT_HIST:
 		env.hist_path = arg;
@@ -80,7 +80,7 @@ error_t inv_parse_run_opt(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'b':
-		env.burn_us = px_arg_u64(state, "burn time", arg, 0, PROXYLAB_MAX_USECS);
+		env.burn_us = px_arg_u64(state, "burn time in us", arg, 0, PROXYLAB_MAX_USECS);
 		env.burn_set = true;
 		break;
 	case 'c':

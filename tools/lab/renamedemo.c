@@ -163,7 +163,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.fg_nice = px_arg_long(state, "nice value", arg, -20, 19);
 		break;
 	case OPT_GRACE:
-		env.grace_s = px_arg_u64(state, "grace", arg, 1, 3600);
+		env.grace_s = px_arg_u64(state, "grace in s", arg, 1, 3600);
 		break;
 	case OPT_NICE:
 		env.bg_nice = px_arg_long(state, "nice value", arg, -20, 19);
