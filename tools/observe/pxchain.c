@@ -4,7 +4,12 @@
  * resolution (sched_proxy_pick), system-wide or per donor / per owner,
  * and the reasons find_proxy_task() gave up (sched_proxy_abort).
  *
- * Usage: pxchain [-h] [-D|-O] [-p PID] [-c CGROUP] [-T] [-j] [-v] [interval] [count]
+ * Usage: pxchain [-h] [-D|-O] [--max-tasks N] [-p PID] [-c CGROUP] [-T] [-j] [-v]
+ *                [interval] [count]
+ *
+ * Per donor/owner, an interval's histograms live in a plain hash of
+ * --max-tasks entries: a pick that finds it full is counted in the
+ * per-CPU "lost" map and said (text line, JSON lost_picks).
  */
 #define _GNU_SOURCE
 #include <argp.h>
