@@ -26,7 +26,7 @@ say "pxchain: blocked_on chain depth at each proxy resolution"
 cat /tmp/chain.out
 
 say "pxlockwait: each wait of a depth-3 chain inversion, its owner chain and donor time"
-pxlockwait --min 500 -c inversion --no-stacks > /tmp/lockwait.out 2>&1 &
+pxlockwait --min 500 --comm inversion --no-stacks > /tmp/lockwait.out 2>&1 &
 lockwait=$!
 i=0
 while [ $i -lt 100 ] && ! grep -q 'Hit Ctrl-C' /tmp/lockwait.out; do usleep 100000; i=$((i + 1)); done

@@ -51,16 +51,16 @@ cat "$T/labcheck.out"
 grep -q '^ok lab/open' "$T/labcheck.out" || notok lab/labcheck "labcheck exited $rc without running"
 [ $rc = 0 ] || px_failed=$((px_failed + 1))
 
-check lab/usage-bad-scenario "bad scenario does not exit 2" \
-	sh -c 'inversion nosuch >/dev/null 2>&1; [ $? = 2 ]'
-check lab/usage-bad-number "bad -n does not exit 2" \
-	sh -c 'inversion rt -n 12x >/dev/null 2>&1; [ $? = 2 ]'
-check lab/usage-burn-over-cap "burn over the 10 s cap does not exit 2" \
-	sh -c 'inversion rt -b 10000001 >/dev/null 2>&1; [ $? = 2 ]'
-check lab/usage-xcpu-one-cpu "xcpu with one CPU does not exit 2" \
-	sh -c 'inversion xcpu -c 0 >/dev/null 2>&1; [ $? = 2 ]'
-check lab/usage-renamedemo "renamedemo with a stray argument does not exit 2" \
-	sh -c 'renamedemo stray >/dev/null 2>&1; [ $? = 2 ]'
+check lab/usage-bad-scenario "bad scenario does not exit 64 (EX_USAGE, tools/README.md conventions)" \
+	sh -c 'inversion nosuch >/dev/null 2>&1; [ $? = 64 ]'
+check lab/usage-bad-number "bad -n does not exit 64 (EX_USAGE, tools/README.md conventions)" \
+	sh -c 'inversion rt -n 12x >/dev/null 2>&1; [ $? = 64 ]'
+check lab/usage-burn-over-cap "burn over the 10 s cap does not exit 64 (EX_USAGE, tools/README.md conventions)" \
+	sh -c 'inversion rt -b 10000001 >/dev/null 2>&1; [ $? = 64 ]'
+check lab/usage-xcpu-one-cpu "xcpu with one CPU does not exit 64 (EX_USAGE, tools/README.md conventions)" \
+	sh -c 'inversion xcpu -c 0 >/dev/null 2>&1; [ $? = 64 ]'
+check lab/usage-renamedemo "renamedemo with a stray argument does not exit 64 (EX_USAGE, tools/README.md conventions)" \
+	sh -c 'renamedemo stray >/dev/null 2>&1; [ $? = 64 ]'
 
 # Policies that cannot be set say which and why: a DEADLINE waiter must be
 # allowed on its whole root domain, so taskset to one CPU makes it refused

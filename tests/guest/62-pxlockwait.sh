@@ -30,7 +30,7 @@ say() { echo "# $*"; }
 
 # ------------------------------------------------------------ error paths
 
-for bad in "--min abc" "--min -5" "-p 0x" "-c waytoolongcommname" "-d 0" "--max-events 0" "extra"; do
+for bad in "--min abc" "--min -5" "-p 0x" "--comm waytoolongcommname" "-d 0" "--max-events 0" "extra"; do
 	rc=0
 	# shellcheck disable=SC2086
 	pxlockwait $bad > "$T/bad.out" 2> "$T/bad.err" || rc=$?
@@ -74,7 +74,7 @@ mutex_sym() {
 # The tool runs, says so in one line, and reports waits without donor time.
 rc=1
 if tool_start noev env PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" \
-	pxlockwait -j --min 100 --max-events 2 -c inversion; then
+	pxlockwait -j --min 100 --max-events 2 --comm inversion; then
 	inversion rt -n 3 -b 2000 -q > /dev/null 2>&1
 	i=0	# --max-events 2: it ends by itself
 	while kill -0 "$(tool_pid noev)" 2>/dev/null && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
@@ -95,7 +95,7 @@ fi
 # holder then runs on the waiter's context.
 F=1 N=10
 FA=$(mutex_addr $F)
-if tool_start rt pxlockwait -j --min 200 -c inversion; then
+if tool_start rt pxlockwait -j --min 200 --comm inversion; then
 	irc=0
 	inversion rt -n $N -b 2000 --first-mutex $F -q -o "$T/rt.json" > "$T/inv.out" 2>&1 || irc=$?
 	tool_stop rt
@@ -167,10 +167,10 @@ if tool_start rt pxlockwait -j --min 200 -c inversion; then
 	else
 		notok "$P/rt/stacks" "proxylab_ioctl frames in the waiter stacks: $(tr '\n' ' ' < "$T/rt.stk"); owner stack depths: $(awk '{ printf "%s ", $7 }' "$T/rt.ev")"
 	fi
-	# -c inversion: nothing else.
+	# --comm inversion: nothing else.
 	other=$(jq -r 'select(.waiter.comm != "inversion" and .owner.comm != "inversion") | .waiter.comm' "$T/rt.out" | head -1)
 	if [ -z "$other" ]; then ok "$P/rt/comm-filter"
-	else notok "$P/rt/comm-filter" "event of $other with -c inversion"; fi
+	else notok "$P/rt/comm-filter" "event of $other with --comm inversion"; fi
 else
 	notok "$P/rt/events" "pxlockwait did not start: $(head -2 "$T/rt.err")"
 fi
@@ -195,7 +195,7 @@ min_vs_all() {
 }
 F=5 N=4 M=20000
 FA=$(mutex_addr $F)
-if tool_start mlo pxlockwait -j --min 200 -c inversion && tool_start mhi pxlockwait -j --min $M -c inversion; then
+if tool_start mlo pxlockwait -j --min 200 --comm inversion && tool_start mhi pxlockwait -j --min $M --comm inversion; then
 	irc=0
 	inversion rt -H 0 -n $N -b 50000 --first-mutex $F -q -o "$T/m1.json" > "$T/inv.out" 2>&1 || irc=$?
 	inversion rt -H 0 -n $N -b 2000 --first-mutex $F -q -o "$T/m2.json" >> "$T/inv.out" 2>&1 || irc=$?
@@ -237,7 +237,7 @@ fi
 # --- chain -D 3: the waiter wants mutex F, holder 0 owns it and is blocked
 # on F+1 (holder 1's), holder 1 on F+2 (holder 2's), which burns.
 F=2 N=5
-if tool_start chain pxlockwait -j --min 200 -c inversion; then
+if tool_start chain pxlockwait -j --min 200 --comm inversion; then
 	irc=0
 	inversion chain -D 3 -n $N -b 2000 --first-mutex $F -q -o "$T/chain.json" > "$T/inv.out" 2>&1 || irc=$?
 	tool_stop chain
@@ -265,7 +265,7 @@ fi
 # --- renamedemo: foreground and background rename on one tmpfs; the only
 # mutex they share is its superblock's s_vfs_rename_mutex.  The foreground
 # is renamedemo's own process, the background the one in its cgroup.
-if tool_start ren pxlockwait -j --min 50 -c renamedemo; then
+if tool_start ren pxlockwait -j --min 50 --comm renamedemo; then
 	renamedemo -d 3s -q > "$T/ren.txt" 2>&1 &
 	fg=$!
 	bg=
