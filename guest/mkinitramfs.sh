@@ -6,7 +6,7 @@
 # flavour's modules, every executable in build/tools/bin/ (installed to
 # /usr/bin), and guest/init.
 #
-# Usage: guest/mkinitramfs.sh lean|debug|kasan|kasan-nolockdep|step
+# Usage: guest/mkinitramfs.sh lean|debug|kasan|kasan-nolockdep|step|mutant
 #
 # Output: build/initramfs-<flavour>.cpio.gz: a gzip'ed cpio archive and,
 # appended to it, an uncompressed one with perf and the libraries only it
@@ -21,7 +21,7 @@ cli_prog=mkinitramfs
 # shellcheck source=lib/sh/cli.sh
 . "$top/lib/sh/cli.sh"
 [ $# -eq 1 ] || usage "want one flavour"
-case $1 in lean|debug|kasan|kasan-nolockdep|step) flavour=$1 ;; -h|--help) usage ;; *) usage "unknown flavour '$1'" ;; esac
+case $1 in lean|debug|kasan|kasan-nolockdep|step|mutant) flavour=$1 ;; -h|--help) usage ;; *) usage "unknown flavour '$1'" ;; esac
 out=$top/build/initramfs-$flavour.cpio.gz
 stamp=$top/build/initramfs-$flavour.stamp
 modroot=$top/build/obj-$flavour/modroot

@@ -4,7 +4,7 @@
 #
 # Usage: guest/run.sh [options] -- command [args...]
 #        guest/run.sh [options] --interactive
-#   --kernel lean|debug|kasan|kasan-nolockdep|step  kernel flavour (default lean; step:
+#   --kernel lean|debug|kasan|kasan-nolockdep|step|mutant  kernel flavour (default lean; step:
 #                        kernel/boot-steps.sh's kernel of one series step)
 #   --cpus N             vCPUs (default 2)
 #   --mem MB             guest memory (default 1024)
@@ -76,7 +76,7 @@ first_output=''
 boot_nice='' run_nice=''
 while test $# -gt 0; do
 	case $1 in
-	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan|kasan-nolockdep|step)$'; flavour=$2; shift ;;
+	--kernel) checkarg "$1" $# "${2-}" '^(lean|debug|kasan|kasan-nolockdep|step|mutant)$'; flavour=$2; shift ;;
 	--cpus) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; cpus=$2; shift ;;
 	--mem) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; mem=$2; shift ;;
 	--append) checkarg "$1" $# "${2-}" '^[^#]*$'; append=$2; shift ;;

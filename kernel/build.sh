@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build one guest kernel flavour out of tree.
 #
-# Usage: kernel/build.sh lean|debug|kasan|kasan-nolockdep|step
+# Usage: kernel/build.sh lean|debug|kasan|kasan-nolockdep|step|mutant
 #   debug: lockdep and the detectors; kasan: debug + KASAN (the soak);
 #   kasan-nolockdep: KASAN and the detectors without lock debugging,
 #   which changes what the locks do (kernel/config/debug.config)
 #   step: the lean configuration of build/linux-series, the tree
 #   kernel/boot-steps.sh checks out at one step of the series
+#   mutant: the lean configuration of build/linux-mutant, the series
+#   with one deliberate bug (kernel/mutants/run.sh)
 #
 # Output: build/obj-<flavour>/arch/x86/boot/bzImage, modules staged in
 # build/obj-<flavour>/modroot.  ccache lives outside the repo
@@ -29,7 +31,8 @@ obj=$top/build/obj-$flavour
 cfg=$top/kernel/config
 case $flavour in
 lean) frags="$top/kernel/config/lean.config" ;;
-step) frags="$top/kernel/config/lean.config" tree=$top/build/linux-series ;;
+step) frags="$cfg/lean.config" tree=$top/build/linux-series ;;
+mutant) frags="$cfg/lean.config" tree=$top/build/linux-mutant ;;
 debug) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config" ;;
 kasan) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config $cfg/kasan.config" ;;
 kasan-nolockdep) frags="$cfg/lean.config $cfg/detectors.config $cfg/kasan.config $cfg/nolockdep.config" ;;

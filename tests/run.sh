@@ -296,6 +296,12 @@ group_times() {
 	done
 }
 
+# flavour_of K: the kernel flavour that boots for K: PX_LEAN_FLAVOUR
+# (kernel/mutants/run.sh: "mutant") stands in for lean, labels unchanged.
+flavour_of() {
+	if [ "$1" = lean ] && [ -n "${PX_LEAN_FLAVOUR:-}" ]; then echo "$PX_LEAN_FLAVOUR"; else echo "$1"; fi
+}
+
 # boot_group K ARGS CPUS [GUEST-RUN-OPTIONS]: one boot for $dir's scripts;
 # the guest's exit status goes to $dir/boot.rc.
 boot_group() {
@@ -308,7 +314,7 @@ boot_group() {
 	rc=0 t0=$(date +%s)
 	# An Oops ends the boot at once (oops=panic); a guest whose driver
 	# prints nothing for longer than its longest script (+ boot) is hung.
-	"$top/guest/run.sh" --kernel "$k" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
+	"$top/guest/run.sh" --kernel "$(flavour_of "$k")" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
 		--timeout "$total" --stall $((longest + 120)) --first-output 90 \
 		--share "$top/tests" --out "$dir" "$@" > "$dir/run.log" 2>&1 < /dev/null || rc=$?
 	echo "$rc" > "$dir/boot.rc"

@@ -27,7 +27,8 @@
 	EM(PROXY_ABORT_DEACTIVATED,	"deactivated")		\
 	EM(PROXY_ABORT_OWNER_WAKING,	"owner_waking")		\
 	EM(PROXY_ABORT_OWNER_PI_LOCKED,	"owner_pi_locked")	\
-	EMe(PROXY_ABORT_OWNER_READERS,	"owner_readers")
+	EM(PROXY_ABORT_OWNER_READERS,	"owner_readers")		\
+	EMe(PROXY_ABORT_RUNNING_UNMARKED, "running_unmarked")
 
 #define PROXY_RETURN_STRATEGIES					\
 	EM(PROXY_RETURN_SCHEDULE,	"schedule")		\

@@ -33,6 +33,23 @@ if ! command -v spurwake > /dev/null; then
 	notok spurwake/run "spurwake not in the image"
 	finish
 fi
+# Every wakeup of a blocked waiter must mark it waking; what does not is
+# caught under the rq lock by find_proxy_task() and reported as
+# sched_proxy_abort reason=running_unmarked (0043): counted over both
+# runs, it must stay 0.  (Before 0043 the catch-all was silent, so a path
+# that stopped marking passed this test.)
+TR=/sys/kernel/tracing
+ev=$TR/events/sched_proxy/sched_proxy_abort
+traced=''
+# The reason's value, for a filter: only those events are kept, however
+# many other aborts the run makes.
+rv=$(sed -n 's/.*{ *\([0-9][0-9]*\), *"running_unmarked" *}.*/\1/p' "$ev/format" 2>/dev/null)
+if ! grep -qw 'proxy_exec=disable' /proc/cmdline && [ -w "$ev/enable" ] && [ -n "$rv" ]; then
+	echo 0 > $TR/tracing_on; echo > $TR/trace
+	echo "reason == $rv" > "$ev/filter"
+	echo 1 > "$ev/enable"; echo 1 > $TR/tracing_on
+	traced=1
+fi
 # SCHED_FIFO waiter over a CFS owner on CPU 1, then an RT-over-RT-free
 # variant on CPU 2 with more wakeups a round.
 for args in "-c 1" "-c 2 -p 50 -n 6000 -r 2"; do
@@ -41,4 +58,14 @@ for args in "-c 1" "-c 2 -p 50 -n 6000 -r 2"; do
 	sed "s|^\(not \)\{0,1\}ok spurwake/|&$(echo "$args" | tr -d ' -')-|" "$T/out"
 	[ $rc -le 1 ] || notok "spurwake/$(echo "$args" | tr -d ' -')-setup" "exit $rc: $(tail -c 300 "$T/out")"
 done
+if [ -n "$traced" ]; then
+	echo 0 > $TR/tracing_on; echo 0 > "$ev/enable"; echo 0 > "$ev/filter"
+	n=$(grep -c 'reason=running_unmarked' $TR/trace || :)
+	check spurwake/all-marked "$n times find_proxy_task() found a waiter TASK_RUNNING without the waking mark (reason=running_unmarked): $(grep -m1 running_unmarked $TR/trace)" \
+		[ "$n" = 0 ]
+elif grep -qw 'proxy_exec=disable' /proc/cmdline; then
+	skip spurwake/all-marked "proxy execution off: no chain walk"
+else
+	notok spurwake/all-marked "no sched_proxy_abort event with reason running_unmarked in this kernel"
+fi
 finish

@@ -11,19 +11,31 @@
 #               chain walk must not follow the field: no sched_proxy event
 #               may name the dead reader, no WARN (a reference taken on a
 #               freed task is one), no KASAN report; the donor gets the
-#               lock once the owner is set and the writer releases.  Where
+#               lock once the owner is set and the writer releases; it
+#               must have waited (blocked_on set: picked, walked) while
+#               the state lasted, or nothing was tested.  Where
 #               up_read() clears the field (DEBUG_RWSEMS: the debug kernel)
 #               the state cannot exist: the window check is a SKIP there.
 #  rewoken      a writer parked on its sleeping owner and woken by that
 #               owner's wakeup, five times, before it gets an rw_semaphore:
 #               nothing of the parking may be left on it (proxy_rewoken,
-#               which would cost its next mutex wait a spin); with a mutex
-#               as the control.  The donor must have been parked at all
+#               which would cost its next mutex wait a spin); the same
+#               with a reader, and with a mutex.  The donor must have been parked at all
 #               (sched_proxy_activate events), or the check proves nothing.
 #  up-write     a CFS writer run on a FIFO reader's behalf releases the
 #               rwsem to a CFS writer queued first, then burns 200 ms: its
 #               received time (proxy_received_ns) must stop at the release
-#               (< 1 ms after it), having been > 0 before.
+#               (< 1 ms after it), having been > 0 before, and the reader
+#               must get the lock within 50 ms of the release (the burn
+#               is 200 ms: with the holder left on the reader's context,
+#               the writer queued first cannot run to pass it on).
+#  readers-chain a FIFO waiter on a mutex whose nice-19 owner waits for an
+#               rwsem a reader holds for 20 ms, two CFS spinners on the
+#               owner's CPU, the owner's critical section 10 ms of CPU: the
+#               waiter must get the mutex within 100 ms (the reader's hold,
+#               counted from the waiter's arrival, plus the section, with
+#               room), i.e. the owner must finish on the waiter's context
+#               once the reader is gone.
 #
 # The AA cases are 43-proxy-aa.sh (they leave blocked threads behind).
 #
@@ -86,18 +98,19 @@ if [ "$of" = null ]; then
 	skip cases/stale-owner-window "up_read() cleared the owner field here (DEBUG_RWSEMS): the state cannot exist"
 elif [ "$of" != stale_reader ]; then
 	notok cases/stale-owner-window "the owner field was '$of', not the dead reader's: the case did not set the state up"
-elif [ "${seen:-0}" -eq 0 ]; then
-	notok cases/stale-owner-window "no sched_proxy event for donor $dpid: the chain walk never saw the state"
+elif [ "$(field stale_owner donor_waited)" != 1 ]; then
+	notok cases/stale-owner-window "donor $dpid never waited while the state lasted: nothing was tested"
 else
 	check cases/stale-owner-window \
-		"$named sched_proxy events name the freed reader $rpid as owner (of $seen for donor $dpid): $(grep -E "owner_pid=$rpid( |$)" "$T/stale_owner.trace" | head -2)" \
+		"$named sched_proxy events name the freed reader $rpid as owner ($seen for donor $dpid): $(grep -E "owner_pid=$rpid( |$)" "$T/stale_owner.trace" | head -2)" \
 		[ "$named" = 0 ]
 fi
 check cases/stale-owner-log-clean "$warns WARNs; $(bad_log stale_owner | head -3)" \
 	[ "$warns" = 0 -a -z "$(bad_log stale_owner)" ]
 
 # --- rewoken, and the mutex as control
-for c in rewoken rewoken_mutex; do
+w_rest=$(cat /sys/kernel/warn_count)
+for c in rewoken rewoken_reader rewoken_mutex; do
 	run_case $c
 	n=$(grep -c 'sched_proxy_activate:.*pxt-rewoken-d' "$T/$c.trace")
 	name=cases/$(echo $c | tr _ -)
@@ -123,7 +136,17 @@ else
 		"the holder ran $after us on the reader's context after up_write() (want < 1000; $before us before it)" \
 		[ "$after" -lt 1000 ]
 fi
-check cases/log-clean "$warns WARNs; $(bad_log up_write | head -3)" \
-	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_mutex)" ]
+rw=$(field up_write reader_wait_us)
+check cases/up-write-reader-wait "the FIFO reader got the rwsem $rw us after the holder's up_write() (want < 50000)" \
+	[ "${rw:-999999}" -lt 50000 ]
+# --- readers-chain
+run_case readers_chain
+ww=$(field readers_chain waiter_wait_us)
+[ "$(field readers_chain queued)" = 1 ] || notok cases/readers-chain-setup "the owner or the waiter never queued: $(cat "$T/readers_chain.res")"
+check cases/readers-chain-wait "the FIFO waiter waited $ww us behind the owner (want < 100000): $(cat "$T/readers_chain.res")" \
+	[ "${ww:-999999999}" -lt 100000 ]
+warns=$(($(cat /sys/kernel/warn_count) - w_rest))
+check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up_write | head -3)" \
+	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_reader)$(bad_log rewoken_mutex)$(bad_log readers_chain)" ]
 modprobe -r test_proxy_exec 2> /dev/null
 finish

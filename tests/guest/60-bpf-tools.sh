@@ -53,14 +53,16 @@ error_paths() {
 			notok "bpf-tools/$boot/$t/$n" "exit $rc, stderr: $(head -3 "$T/e.err" | tr '\n' ' ')"
 		fi
 	}
-	# bad_args NAME ARGS: tool $t with ARGS (split at blanks) is refused:
-	# usage on stderr, non-zero exit, its name first, nothing loaded: check
+	# bad_args NAME ARGS: tool $t with ARGS (split at blanks) is refused
+	# as tools/README.md's conventions say: exit 64, stderr one line
+	# "$t: message" and "Try '$t --help' ...", nothing loaded: check
 	# bpf-tools/$boot/$t/NAME.
 	bad_args() {
 		rc=0
 		# shellcheck disable=SC2086
 		$t $2 > "$T/bad.out" 2> "$T/bad.err" || rc=$?
-		if [ $rc -ne 0 ] && grep -qi 'usage' "$T/bad.err" && head -1 "$T/bad.err" | grep -q "^$t: "; then
+		if [ $rc -eq 64 ] && [ "$(grep -c . "$T/bad.err")" -eq 2 ] &&
+		   head -1 "$T/bad.err" | grep -q "^$t: " && grep -q "^Try '$t --help'" "$T/bad.err"; then
 			ok "bpf-tools/$boot/$t/$1 '$2'"
 		else
 			notok "bpf-tools/$boot/$t/$1 '$2'" "exit $rc, stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"

@@ -35,7 +35,8 @@ for bad in "--min abc" "--min -5" "-p 0x" "--comm waytoolongcommname" "-d 0" "--
 	# shellcheck disable=SC2086
 	pxlockwait $bad > "$T/bad.out" 2> "$T/bad.err" || rc=$?
 	if [ $rc -eq 64 ] && head -1 "$T/bad.err" | grep -q '^pxlockwait: invalid\|^pxlockwait: unrecognized' &&
-	   grep -qi 'usage' "$T/bad.err" && [ ! -s "$T/bad.out" ]; then
+	   [ "$(grep -c . "$T/bad.err")" -eq 2 ] && grep -q "^Try 'pxlockwait --help'" "$T/bad.err" &&
+	   [ ! -s "$T/bad.out" ]; then
 		ok "$P/bad-args '$bad'"
 	else
 		notok "$P/bad-args '$bad'" "exit $rc (want 64), stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
