@@ -218,6 +218,7 @@ static void test_retry(void)
 	HAS("pm-retry-woken", "\"owner_wakeup_ns\": 500000,");
 	HAS("pm-retry-not-preempted", "\"owner_preempted_ns\": 0,");
 	HAS("pm-retry-no-idle-preempter", "\"preempted_by\": [],");
+	HAS("pm-retry-no-idle-instead", "\"instead_of_waiter\": [],");
 	/* 0.5 ms woken, not picked; 0.1 ms handed the mutex, not yet running */
 	HAS("pm-retry-waiter-runnable", "\"waiter_runnable_ns\": 600000,");
 	HAS("pm-retry-waiter", "\"waiter_running_ns\": 100000,");

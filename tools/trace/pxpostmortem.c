@@ -595,7 +595,8 @@ static void tell_lock(struct story *st)
 				struct task *w = task(W);
 
 				cl = C_DONOR_READY;
-				if (w->cpu >= 0 && w->cpu < MAX_CPUS && curr[w->cpu] >= 0)
+				/* the idle task is no one running instead: a wakeup delay */
+				if (w->cpu >= 0 && w->cpu < MAX_CPUS && curr[w->cpu] > 0)
 					tally_add(&st->instead_of_waiter, curr[w->cpu], w->cpu, d);
 			} else if (o && o->state == 'r') {
 				int on = o->cpu >= 0 && o->cpu < MAX_CPUS ? curr[o->cpu] : -1;
