@@ -17,6 +17,7 @@
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=enable,rwsem=off +parallel
 # pxtest-boot: debug
+# pxtest-boot: kasan-nolockdep
 # pxtest-cpus: 4
 # pxtest-timeout: 300
 set -u
@@ -206,7 +207,7 @@ mixed() {
 	deep=$(grep 'sched_proxy_pick:' "$T/mixed.txt" | grep -c "donor_pid=$waiter .*depth=3 ")
 	echo "# $name ($2, rwsem=$rw): p50 $((p50 / 1000)) us, $capped of 10 waits hog-capped, $deep picks of the waiter at depth 3"
 	if [ $rw = on ]; then
-		lim=5; [ "${PX_KERNEL:-lean}" = debug ] && lim=10
+		lim=5; [ "${PX_KERNEL:-lean}" = lean ] || lim=10
 		[ "$deep" -gt 0 ] && ok "rwsem/$name-followed" ||
 			notok "rwsem/$name-followed" "no sched_proxy_pick of the waiter (pid $waiter) at depth 3"
 		[ "$capped" = 0 ] && [ "$p50" -lt $((lim * burn)) ] && ok "rwsem/$name-bounded" ||
