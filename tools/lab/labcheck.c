@@ -31,7 +31,7 @@
 #include "labcheck.h"
 
 #define STATE_PATH	"/sys/kernel/debug/proxylab_state"
-#define NR_USED		10
+#define NR_USED		11
 
 int failed, base;
 static bool run_errors = true, run_blocking = true;	/* --only */
@@ -658,12 +658,15 @@ int main(int argc, char **argv)
 		test_lock_uninterruptible(fd);
 		test_wake(fd);
 		test_wait_ns(fd);
+		test_dead_holder_shared_files(base + 10);
 	}
 	if (have_rwsems(fd)) {
 		if (run_errors)
 			test_rwsem_errors(fd);
-		if (run_blocking)
+		if (run_blocking) {
 			test_rwsem_blocking(fd);
+			test_shared_file_reads(fd);
+		}
 		check("rwsem-nothing-held-at-end", rw_held_mask(fd) == 0,
 		      "RWSEM_HELD %#" PRIx64, rw_held_mask(fd));
 	}

@@ -13,7 +13,7 @@
 
 #include "pxutil.h"
 
-#define NR_RW_USED	6	/* lab rwsems base.. used by labcheck_rwsem.c */
+#define NR_RW_USED	6	/* lab rwsems base.. used by labcheck_rwsem.c, _share.c */
 
 extern int failed, base;
 
@@ -84,5 +84,9 @@ static inline void check_rw_free(const char *name, int idx)
 bool have_rwsems(int fd);
 void test_rwsem_errors(int fd);
 void test_rwsem_blocking(int fd);
+
+/* labcheck_share.c: one file shared by readers; a dead holder's mutex @m */
+void test_shared_file_reads(int fd);
+void test_dead_holder_shared_files(int m);
 
 #endif /* PX_LABCHECK_H */
