@@ -36,11 +36,18 @@
 #               counted from the waiter's arrival, plus the section, with
 #               room), i.e. the owner must finish on the waiter's context
 #               once the reader is gone.
+#  return       a FIFO donor from an idle CPU lends its context to a CFS
+#               owner on a CPU with a CFS hog (proxy execution migrates it
+#               there), gets the mutex and computes 50 ms: it must do so on
+#               its own CPU again (return migration, either strategy: the
+#               script also boots return=ttwu), and the hog must keep at
+#               least half of its CPU meanwhile.
 #
 # The AA cases are 43-proxy-aa.sh (they leave blocked threads behind).
 #
 # Usage: sh 42-proxy-cases.sh   (in the guest)
 # pxtest-boot: lean
+# pxtest-boot: lean proxy_exec=enable,return=ttwu
 # pxtest-boot: debug
 # pxtest-boot: kasan-nolockdep
 # pxtest-cpus: 4
@@ -145,8 +152,22 @@ ww=$(field readers_chain waiter_wait_us)
 [ "$(field readers_chain queued)" = 1 ] || notok cases/readers-chain-setup "the owner or the waiter never queued: $(cat "$T/readers_chain.res")"
 check cases/readers-chain-wait "the FIFO waiter waited $ww us behind the owner (want < 100000): $(cat "$T/readers_chain.res")" \
 	[ "${ww:-999999999}" -lt 100000 ]
+# --- return
+run_case return
+ca=$(field return cpu_after) src=$(field return src_cpu)
+burn=$(field return burn_us) hog=$(field return hog_us)
+if [ -z "$ca" ] || [ -z "$burn" ]; then
+	notok cases/return-cpu "the case did not run: $(cat "$T/return.res")"
+elif grep -qw 'proxy_exec=disable' /proc/cmdline; then
+	skip cases/return-cpu "proxy execution off: no migration to return from"
+else
+	check cases/return-cpu "the donor computed on CPU $ca after its lock, not on its own CPU $src (return migration)" \
+		[ "$ca" = "$src" ]
+	check cases/return-load "the owner CPU's hog got $hog us of the donor's $burn us burn after the lock (want >= half: the donor gone back)" \
+		[ $((hog * 2)) -ge "$burn" ]
+fi
 warns=$(($(cat /sys/kernel/warn_count) - w_rest))
 check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up_write | head -3)" \
-	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_reader)$(bad_log rewoken_mutex)$(bad_log readers_chain)" ]
+	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_reader)$(bad_log rewoken_mutex)$(bad_log readers_chain)$(bad_log return)" ]
 modprobe -r test_proxy_exec 2> /dev/null
 finish

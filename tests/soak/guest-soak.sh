@@ -14,7 +14,7 @@
 #   -d SECONDS  how long the workloads run (default 120)
 #   -o DIR      where the records go (default $PX_OUT/soak)
 #   SOAK_SKIP="LOOP..."  leave out loops (rt dl cfs chain football rename
-#               ww), e.g. to tell which workload a finding needs
+#               mmap ww cases), e.g. to tell which workload a finding needs
 # Records in DIR: soak.txt (key=value totals, what tests/soak.sh reads),
 # lab.tsv (one line per lab run: loop name rc want done verdict ball),
 # ww.tsv, locktorture.txt, cyclictest.txt, fail-*.out (output of every
@@ -50,7 +50,7 @@ done
 T=${TMPDIR-/tmp}/soak.$$
 mkdir -p "$T" "$O"
 trap 'rm -rf "$T" "$SOAK_COPY"' 0
-rm -f "$O"/lab*.tsv "$O"/ww.tsv "$O"/fail-*.out "$O"/*.cur "$O"/locktorture.txt
+rm -f "$O"/lab*.tsv "$O"/ww.tsv "$O"/cases.tsv "$O"/fail-*.out "$O"/*.cur "$O"/locktorture.txt
 
 LAB_TIMEOUT=240		# inversion -t: one run may take this long
 # inversion --grace: start-up and exit waits.  Overcommitted 8-vCPU guests
@@ -203,6 +203,29 @@ loop_mmap() {
 		lab mmap inode 100 mmapdemo --inode -c $c -H 1 --nice 10 --size 16
 	done
 }
+# The test_proxy_exec cases (the series' 0041), round after round on the
+# next CPU: rwsem states that last nanoseconds in real life (a stale,
+# freed reader in a write-locked rwsem's owner field; parked waiters
+# woken by their owner; up_write() while proxied; a mutex owner waiting
+# for an rwsem's readers), among everything else.  cases.tsv: one line
+# per run, "case rc result-line"; a run that errs is a failure.
+CASES_DIR=/sys/kernel/debug/test_proxy_exec
+loop_cases() {
+	i=0
+	while running; do
+		c=$((i % ncpu)) i=$((i + 1))
+		[ "$c" != 0 ] || c=1
+		echo "$c" > /sys/module/test_proxy_exec/parameters/cpu
+		for k in stale_owner rewoken rewoken_reader up_write readers_chain; do
+			running || break
+			echo "$k" > "$O/cases.cur"
+			rc=0
+			echo "$k" > "$CASES_DIR/run" 2> "$T/cases.err" || rc=1
+			echo "$k $rc $(cat "$CASES_DIR/result" 2>/dev/null | tr '\n' ' ') $(cat "$T/cases.err")" >> "$O/cases.tsv"
+		done
+		rm -f "$O/cases.cur"
+	done
+}
 # ww_mutex selftest: the module's init runs every test, a failure fails the load.
 loop_ww() {
 	while running; do
@@ -236,8 +259,11 @@ cyc=$!
 eval "name_$cyc=cyclictest"
 pids=
 skipped() { case " ${SOAK_SKIP:-} " in *" $1 "*) true ;; *) false ;; esac; }
-for l in rt dl cfs chain football rename mmap ww; do
+cases_ok=''
+modprobe test_proxy_exec 2> "$T/cases-mod.err" && [ -w "$CASES_DIR/run" ] && [ "$ncpu" -gt 1 ] && cases_ok=1
+for l in rt dl cfs chain football rename mmap ww cases; do
 	skipped $l && continue
+	[ "$l" != cases ] || [ -n "$cases_ok" ] || continue
 	loop_$l &
 	pids="$pids $!"
 	eval "name_$!=$l"
@@ -385,6 +411,16 @@ sed 's/^/# /' "$O/soak.txt"
 [ "$lt" = ok ] && [ "$lt_end" = SUCCESS ] && [ "${lt_writes:-0}" -gt 0 ] && [ "$lt_fail" = 0 ] &&
 	! grep -q '!!!' "$O/locktorture.txt" && ok soak/locktorture ||
 	notok soak/locktorture "$lt; end ${lt_end:-none}; $lt_stats"
+if skipped cases; then :
+elif [ -z "$cases_ok" ]; then
+	skip soak/proxy-cases "no test_proxy_exec here ($(cat "$T/cases-mod.err" 2>/dev/null)) or one CPU"
+else
+	cases_runs=$(grep -c . "$O/cases.tsv" 2>/dev/null || echo 0)
+	cases_bad=$(awk '$2 != 0' "$O/cases.tsv" 2>/dev/null | wc -l)
+	echo "# test_proxy_exec: $cases_runs case runs, $cases_bad failed"
+	[ "$cases_runs" -gt 0 ] && [ "$cases_bad" = 0 ] && [ ! -e "$O/cases.cur" ] && ok soak/proxy-cases ||
+		notok soak/proxy-cases "$cases_bad of $cases_runs runs failed$([ ! -e "$O/cases.cur" ] || echo "; $(cat "$O/cases.cur") still running"): $(awk '$2 != 0' "$O/cases.tsv" | head -1)"
+fi
 skipped ww || { [ "$ww_loads" -gt 0 ] && [ "$ww_failed" = 0 ] && [ ! -e "$O/ww.cur" ] && ok soak/ww-mutex; } ||
 	notok soak/ww-mutex "$ww_failed of $ww_loads loads failed$([ ! -e "$O/ww.cur" ] || echo "; a load still running after ${WIND_DOWN}s"): $(awk '$1 != 0' "$O/ww.tsv" | head -1)"
 # Every loop must have run; every scenario too, unless the soak was short
