@@ -62,6 +62,7 @@ TRACE_MARKER ", writes 0 to tracing_on and ends the\n"
 "    inversion chain -D 4 -o c.json    # chain of 4 owners, JSON result\n"
 "    inversion chain -D 3 -c 0-3 --spread  # owner k on CPU k+1\n"
 "    inversion chain -D 3 --locks mutex,read,write  # rwsems in the chain\n"
+"    inversion rt --locks rtmutex      # priority inheritance instead\n"
 "    inversion xcpu -c 0,1 --hist h.txt\n"
 "    inversion football -d 3s          # exit 3 if the ball moved\n"
 "    inversion rt --break 5000         # stop the trace at a wait > 5 ms\n"
@@ -84,7 +85,7 @@ static const struct argp_option opts[] = {
 	{ "hog-prio", OPT_HOG_PRIO, "PRIO", 0, "SCHED_FIFO priority of the hogs (default 50)", 0 },
 	{ "hogs", 'H', "N", 0, "hogs/spinners (default 2 for cfs, else 1)", 0 },
 	{ "iterations", 'n', "N", 0, "acquisitions to measure (default 100, cfs 20)", 0 },
-	{ "locks", OPT_LOCKS, "LIST", 0, "the lab lock of each link, the waiter's first: mutex, write (an rwsem its owner holds for writing, waited for as a writer) or read (the same, waited for as a reader); one entry for every link or one per link (default mutex)", 0 },
+	{ "locks", OPT_LOCKS, "LIST", 0, "the lab lock of each link, the waiter's first: mutex, write (an rwsem its owner holds for writing, waited for as a writer), read (the same, waited for as a reader) or rtmutex (an rt_mutex: priority inheritance instead of proxy execution); one entry for every link or one per link (default mutex)", 0 },
 	{ "sleep", 's', "USEC", 0, "sleep-owner: time the owner sleeps while holding (default 1000)", 0 },
 	{ "throttle", OPT_THROTTLE, NULL, 0, "cfs: put the owner's group under cpu.max \"1000 100000\"", 0 },
 	{ "verbose", 'v', NULL, 0, "print each iteration's latency", 0 },
@@ -120,8 +121,10 @@ static void parse_locks(struct argp_state *state, char *arg)
 			l = LK_WRITE;
 		else if (!strcmp(t, "read") || !strcmp(t, "r"))
 			l = LK_READ;
+		else if (!strcmp(t, "rtmutex") || !strcmp(t, "rt"))
+			l = LK_RTMUTEX;
 		else
-			argp_error(state, "--locks: '%s' is not mutex, write or read", t);
+			argp_error(state, "--locks: '%s' is not mutex, write, read or rtmutex", t);
 		if (env.nlocks == INV_MAX_DEPTH)
 			argp_error(state, "--locks: more than %d entries", INV_MAX_DEPTH);
 		env.lock[env.nlocks++] = l;
@@ -270,8 +273,10 @@ static void check_env(struct argp_state *state)
 			env.nlocks, env.depth);
 		error = 1;
 	}
-	for (k = 0; id != SC_FOOTBALL && k < env.depth; k++)
-		env.any_rwsem |= env.lock[k] != LK_MUTEX;
+	for (k = 0; id != SC_FOOTBALL && k < env.depth; k++) {
+		env.any_rwsem |= env.lock[k] == LK_WRITE || env.lock[k] == LK_READ;
+		env.any_rtmutex |= env.lock[k] == LK_RTMUTEX;
+	}
 	error |= football_check(id == SC_FOOTBALL ? n : 0);
 	error |= inv_check_mutexes(id == SC_FOOTBALL ? n : env.depth);
 	if (env.cpu_max && id != SC_CFS)

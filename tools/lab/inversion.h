@@ -25,8 +25,8 @@
  *
  * One iteration of a lock scenario (depth D holders H0..H(D-1), lab lock
  * m(k) = first + k, a mutex or, with --locks, an rwsem that holder k
- * write-holds and the one below it waits for as a writer or a reader; the
- * waiter wants m(0)):
+ * write-holds and the one below it waits for as a writer or a reader, or
+ * an rt_mutex; the waiter wants m(0)):
  *
  *	waiter				holder k
  *	post start[k]	  ------->	LOCK m(k)
@@ -59,11 +59,13 @@
 
 #include <linux/proxylab.h>
 
+#include "labcompat.h"
 #include "pxutil.h"
 
 #define INV_MAX_DEPTH		PROXYLAB_NR_MUTEXES
-/* m(k) may be a mutex or an rwsem of the same index (--locks). */
+/* m(k) may be a mutex, an rwsem or an rt_mutex of the same index (--locks). */
 _Static_assert(PROXYLAB_NR_RWSEMS >= PROXYLAB_NR_MUTEXES, "fewer lab rwsems than mutexes");
+_Static_assert(PROXYLAB_NR_RTMUTEXES >= PROXYLAB_NR_MUTEXES, "fewer lab rt_mutexes than mutexes");
 #define INV_MAX_HOGS		64
 #define INV_MAX_TEAM		64	/* football: owners = defense = offense */
 #define INV_MAX_SAMPLES		(1u << 20)
@@ -74,6 +76,7 @@ enum inv_lock {
 	LK_MUTEX,
 	LK_WRITE,	/* an rwsem, waited for as a writer */
 	LK_READ,	/* an rwsem, waited for as a reader (held for writing) */
+	LK_RTMUTEX,	/* an rt_mutex: priority inheritance, not proxied */
 };
 
 enum inv_scenario {
@@ -164,7 +167,7 @@ struct inv_env {
 	int		hogs, depth, first_mutex;
 	enum inv_lock	lock[INV_MAX_DEPTH];	/* m(k)'s type, --locks */
 	int		nlocks;			/* entries given, 0: all mutexes */
-	bool		any_rwsem;
+	bool		any_rwsem, any_rtmutex;
 	int		waiter_prio, hog_prio, defense_prio, offense_prio;
 	const char	*cgroup;
 	int		weight;
@@ -218,6 +221,7 @@ int inv_check_cpus(int *error);
 int inv_check_mutexes(int used);
 
 /* inversion_lab.c: lab calls fail the calling child (child_fail()). */
+/* Also, with --locks rtmutex, that the lab has rt_mutexes. */
 void lab_check_device(void);
 int lab_open(const char *who);
 /* Wait for m(k) as its type says (LK_MUTEX: a lab mutex, as football). */

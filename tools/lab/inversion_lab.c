@@ -16,10 +16,29 @@
 
 static int marker_fd = -1, tracing_on_fd = -1;	/* --break, opened by the parent */
 
+/*
+ * A lab without rt_mutexes (a kernel before kernel/pending/0044) has no
+ * ioctl for them: ENOTTY.
+ */
+static void lab_rtmutex_fail(const char *who, const char *what, int idx, int err)
+{
+	if (err == ENOTTY)
+		child_fail("%s: %s rtmutex %d: this kernel's lab has no rt_mutexes", who, what, idx);
+	child_fail("%s: %s rtmutex %d: %s", who, what, idx, strerror(err));
+}
+
 /* Nothing can run without the lab: say so before forking anything. */
 void lab_check_device(void)
 {
-	close(px_lab_open_or_exit(EXIT_FAIL));
+	int fd = px_lab_open_or_exit(EXIT_FAIL);
+	uint64_t held;
+
+	if (env.any_rtmutex && ioctl(fd, PROXYLAB_IOC_RTMUTEX_HELD, &held)) {
+		if (errno == ENOTTY)
+			px_fatalx(EXIT_FAIL, "--locks rtmutex: this kernel's lab has no rt_mutexes");
+		px_fatal(EXIT_FAIL, "%s: RTMUTEX_HELD", PX_LAB_DEV);
+	}
+	close(fd);
 }
 
 int lab_open(const char *who)
@@ -40,7 +59,8 @@ enum inv_lock lab_type(int idx)
 
 const char *lab_type_name(enum inv_lock type)
 {
-	return type == LK_WRITE ? "write" : type == LK_READ ? "read" : "mutex";
+	return type == LK_WRITE ? "write" : type == LK_READ ? "read" :
+	       type == LK_RTMUTEX ? "rtmutex" : "mutex";
 }
 
 uint64_t lab_lock(int fd, int idx, enum inv_lock type, const char *who)
@@ -48,6 +68,11 @@ uint64_t lab_lock(int fd, int idx, enum inv_lock type, const char *who)
 	struct proxylab_lock arg = { .idx = (uint32_t)idx };
 	unsigned long req = PROXYLAB_IOC_LOCK;
 
+	if (type == LK_RTMUTEX) {
+		if (ioctl(fd, PROXYLAB_IOC_RTMUTEX_LOCK, &arg))
+			lab_rtmutex_fail(who, "LOCK", idx, errno);
+		return arg.wait_ns;
+	}
 	if (type != LK_MUTEX) {
 		req = PROXYLAB_IOC_RWSEM_LOCK;
 		arg.flags = type == LK_READ ? PROXYLAB_LOCK_READ : 0;
@@ -59,13 +84,18 @@ uint64_t lab_lock(int fd, int idx, enum inv_lock type, const char *who)
 
 uint64_t lab_hold(int fd, int idx, enum inv_lock type, const char *who)
 {
-	return lab_lock(fd, idx, type == LK_MUTEX ? LK_MUTEX : LK_WRITE, who);
+	return lab_lock(fd, idx, type == LK_READ ? LK_WRITE : type, who);
 }
 
 void lab_unlock(int fd, int idx, enum inv_lock type, const char *who)
 {
 	uint32_t i = (uint32_t)idx;
 
+	if (type == LK_RTMUTEX) {
+		if (ioctl(fd, PROXYLAB_IOC_RTMUTEX_UNLOCK, &i))
+			lab_rtmutex_fail(who, "UNLOCK", idx, errno);
+		return;
+	}
 	if (ioctl(fd, type == LK_MUTEX ? PROXYLAB_IOC_UNLOCK : PROXYLAB_IOC_RWSEM_UNLOCK, &i))
 		child_fail("%s: UNLOCK %s %d: %s", who, lab_type_name(type), idx, strerror(errno));
 }
@@ -78,27 +108,47 @@ void lab_usecs(int fd, unsigned long req, uint64_t us, const char *who)
 }
 
 /*
+ * "idx holder_pid acquired" lines of @path (the mutexes' or the
+ * rt_mutexes' file) into the entries of type @type; false if it is absent.
+ */
+static bool lab_read_holders(const char *path, enum inv_lock type,
+			     uint64_t acquired[], int holder[])
+{
+	FILE *f = fopen(path, "re");
+	char line[128];
+	long long acq;
+	int idx, pid;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %d %lld", &idx, &pid, &acq) == 3 &&
+		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES && lab_type(idx) == type) {
+			acquired[idx] = (uint64_t)acq;
+			holder[idx] = pid;
+		}
+	}
+	fclose(f);
+	return true;
+}
+
+/*
  * Acquisition counters and holders of the lab locks m(k) from debugfs, by
  * index, each from its own type's file (an rwsem's holder: its writer, or
  * -1 while only read-held); false if a file the run needs is absent.
  */
 bool lab_read_state(uint64_t acquired[], int holder[])
 {
-	FILE *f = fopen(STATE_PATH, "re");
+	FILE *f;
 	char line[128];
 	long long acq;
 	int idx, pid, readers;
 
-	if (!f)
+	if (!lab_read_holders(STATE_PATH, LK_MUTEX, acquired, holder))
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%d %d %lld", &idx, &pid, &acq) == 3 &&
-		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES && lab_type(idx) == LK_MUTEX) {
-			acquired[idx] = (uint64_t)acq;
-			holder[idx] = pid;
-		}
-	}
-	fclose(f);
+	if (env.any_rtmutex &&
+	    !lab_read_holders(RTMUTEX_STATE_PATH, LK_RTMUTEX, acquired, holder))
+		return false;
 	if (!env.any_rwsem)
 		return true;
 	f = fopen(RWSEM_STATE_PATH, "re");
@@ -106,7 +156,8 @@ bool lab_read_state(uint64_t acquired[], int holder[])
 		return false;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%d %d %d %lld", &idx, &pid, &readers, &acq) == 4 &&
-		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES && lab_type(idx) != LK_MUTEX) {
+		    idx >= 0 && idx < PROXYLAB_NR_MUTEXES &&
+		    (lab_type(idx) == LK_WRITE || lab_type(idx) == LK_READ)) {
 			acquired[idx] = (uint64_t)acq;
 			holder[idx] = pid ? pid : readers ? -1 : 0;
 		}

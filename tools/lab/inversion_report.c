@@ -50,7 +50,7 @@ void print_header(void)
 		       env.duration_ns ? "ms" : "iterations", env.depth, env.burn_us,
 		       env.sleep_us, env.hogs, burst_hogs() ? " (bursts)" : " (spinning)",
 		       env.sc->id == SC_DL ? -1 : env.cpu[0], owner_cpu());
-	if (env.any_rwsem) {
+	if (env.any_rwsem || env.any_rtmutex) {
 		int k;
 
 		fprintf(out, "  locks:");

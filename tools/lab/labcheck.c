@@ -5,9 +5,10 @@
  * Prints "ok NAME" or "not ok NAME - why" per check and exits 1 if any
  * failed (the tests/guest protocol).  After each error case a second
  * process must be able to lock the mutex: no error leaks a lock.  Uses
- * lab mutexes 0..9 and rwsems 0..5 (--first-mutex moves both), so run it
- * alone.  A kernel whose lab has no rwsems (RWSEM_LOCK is ENOTTY) skips
- * the rwsem checks.
+ * lab mutexes 0..10, rwsems 0..5 and rt_mutexes 0..5 (--first-mutex moves
+ * all three), so run it alone.  A kernel whose lab has no rwsems
+ * (RWSEM_LOCK is ENOTTY) skips the rwsem checks, one without rt_mutexes
+ * (RTMUTEX_LOCK is ENOTTY) the rt_mutex checks.
  */
 #include <argp.h>
 #include <errno.h>
@@ -27,6 +28,7 @@
 
 #include <linux/proxylab.h>
 
+#include "labcompat.h"
 #include "pxutil.h"
 #include "labcheck.h"
 
@@ -576,8 +578,9 @@ static const char doc[] =
 "USAGE: labcheck [-m IDX] [--only errors|blocking]\n"
 "\n"
 "Prints ok/not ok lines, exits 1 if any check failed (lab/open: no lab),\n"
-"64 on bad arguments.  Uses 10 lab mutexes\n"
-"and 6 lab rwsems.\n"
+"64 on bad arguments.  Uses 11 lab mutexes,\n"
+"6 lab rwsems and 6 lab rt_mutexes (a lab without rwsems or rt_mutexes:\n"
+"a skip line for each).\n"
 "The checks come in two kinds: errors (bad arguments, permissions,\n"
 "nesting, what exit and close release, the sleep and burn ioctls: no task\n"
 "ever waits on a mutex, so proxy execution plays no part) and blocking\n"
@@ -605,6 +608,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (base > PROXYLAB_NR_RWSEMS - NR_RW_USED)
 			argp_error(state, "--first-mutex %d leaves too few of the %d lab rwsems",
 				   base, PROXYLAB_NR_RWSEMS);
+		if (base > PROXYLAB_NR_RTMUTEXES - NR_RT_USED)
+			argp_error(state, "--first-mutex %d leaves too few of the %d lab rt_mutexes",
+				   base, PROXYLAB_NR_RTMUTEXES);
 		break;
 	case OPT_ONLY:
 		if (!strcmp(arg, "errors")) {
@@ -669,6 +675,14 @@ int main(int argc, char **argv)
 		}
 		check("rwsem-nothing-held-at-end", rw_held_mask(fd) == 0,
 		      "RWSEM_HELD %#" PRIx64, rw_held_mask(fd));
+	}
+	if (have_rtmutexes(fd)) {
+		if (run_errors)
+			test_rtmutex_errors(fd);
+		if (run_blocking)
+			test_rtmutex_blocking(fd);
+		check("rtmutex-nothing-held-at-end", kind_held(&lab_rtmutex, fd) == 0,
+		      "RTMUTEX_HELD %#" PRIx64, kind_held(&lab_rtmutex, fd));
 	}
 	check("nothing-held-at-end", held_mask(fd) == 0, "HELD %#" PRIx64, held_mask(fd));
 	check_blocked_on("blocked-on-clear-at-end", fd);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * labcheck: what its two parts share -- the check macro, the lab calls as
- * errno results, the state helpers (labcheck.c), and the rwsem checks
- * (labcheck_rwsem.c).
+ * labcheck: what its parts share -- the check macro, the lab calls as
+ * errno results, the state helpers (labcheck.c), the rwsem checks
+ * (labcheck_rwsem.c), the sharing checks (labcheck_share.c) and the
+ * rt_mutex checks (labcheck_rtmutex.c).
  */
 #ifndef PX_LABCHECK_H
 #define PX_LABCHECK_H
@@ -14,17 +15,19 @@
 #include "pxutil.h"
 
 #define NR_RW_USED	6	/* lab rwsems base.. used by labcheck_rwsem.c, _share.c */
+#define NR_RT_USED	6	/* lab rt_mutexes base.. used by labcheck_rtmutex.c */
 
 extern int failed, base;
 
 #define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
 
-/* The lab's two lock types: their LOCK, UNLOCK and HELD ioctls. */
+/* The lab's lock types: their LOCK, UNLOCK and HELD ioctls. */
 struct lab_kind {
-	const char *name;		/* "mutex", "rwsem" */
+	const char *name;		/* "mutex", "rwsem", "rtmutex" */
 	unsigned long lock, unlock, held;
 };
 extern const struct lab_kind lab_mutex, lab_rwsem;
+extern const struct lab_kind lab_rtmutex;	/* labcheck_rtmutex.c */
 
 /* labcheck.c: ioctl results as 0 or an errno, and the state helpers. */
 int kind_lock_err(const struct lab_kind *k, int fd, uint32_t idx, uint32_t flags,
@@ -84,6 +87,11 @@ static inline void check_rw_free(const char *name, int idx)
 bool have_rwsems(int fd);
 void test_rwsem_errors(int fd);
 void test_rwsem_blocking(int fd);
+
+/* labcheck_rtmutex.c: skip lines when the lab has none (kernel/pending/0044) */
+bool have_rtmutexes(int fd);
+void test_rtmutex_errors(int fd);
+void test_rtmutex_blocking(int fd);
 
 /* labcheck_share.c: one file shared by readers; a dead holder's mutex @m */
 void test_shared_file_reads(int fd);
