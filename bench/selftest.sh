@@ -33,8 +33,8 @@
 # but the one --inject-host-io made bad, which it rejected (the 9p virtio
 # interrupts), named on stderr and left out of the figures.  Before the runs, "bench/cli/...":
 # bench/run.sh, postmortem.sh, overhead.sh, spread.sh, tests/soak.sh and
-# tests/under-load.sh print their help on stdout with exit 0 (--help, -h)
-# and refuse an unknown option, a missing value and a bad clock with exit
+# tests/under-load.sh print their help on stdout with exit 0 (--help, -h),
+# "PROG (proxyexec) X.Y" for --version, and refuse an unknown option, a missing value and a bad clock with exit
 # 64, one line "PROG: reason" and "Try '... --help' ..." (no guest).
 # Results: build/bench-selftest/<date-time>[-icount]/ (the newest 10 are kept).
 # Exit status: the number of failed checks (0 all passed).
@@ -89,6 +89,10 @@ cli() {
 		[ "$rc" = 0 ] && head -1 "$T.out" | grep -q '^Usage: ' && [ ! -s "$T.err" ] ||
 			bad="$bad; '$h': exit $rc, stdout '$(head -1 "$T.out")', stderr '$(head -1 "$T.err")'"
 	done
+	rc=0
+	timeout 30 sh "$top/$script" --version > "$T.out" 2>&1 < /dev/null || rc=$?
+	[ "$rc" = 0 ] && grep -qx "$prog (proxyexec) $(cat "$top/tools/VERSION")" "$T.out" ||
+		bad="$bad; '--version': exit $rc, '$(head -1 "$T.out")'"
 	refuses "$prog" "$script" unknown --no-such-option
 	refuses "$prog" "$script" "$vopt needs an argument" "$vopt"
 	refuses "$prog" "$script" "$vopt needs an argument" "$vopt" --no-such-option

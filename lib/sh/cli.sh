@@ -25,6 +25,15 @@ usage() {
 	exit 64
 }
 
+# version: "PROG (proxyexec) X.Y" on stdout, X.Y from tools/VERSION (the
+# one version of every tool and script, tools/README.md Conventions);
+# exit 0.  Every script that sources this file answers --version and -V as
+# its first argument (below), before its own parsing.
+version() {
+	echo "$cli_prog (proxyexec) $(cat "$top/tools/VERSION" 2>/dev/null || echo unknown)"
+	exit 0
+}
+
 # die MESSAGE...: "PROG: MESSAGE" on stderr; exit 1.
 die() {
 	echo "$cli_prog: $*" >&2
@@ -88,3 +97,6 @@ clock_timeout() {
 	clock_plan "$1"
 	echo $(($2 * clock_wall * clock_slack / $3))
 }
+
+# Sourced with the caller's arguments in "$@": --version or -V first.
+case ${1-} in --version|-V) version ;; esac
