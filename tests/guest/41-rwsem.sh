@@ -207,7 +207,11 @@ mixed() {
 	deep=$(grep 'sched_proxy_pick:' "$T/mixed.txt" | grep -c "donor_pid=$waiter .*depth=3 ")
 	echo "# $name ($2, rwsem=$rw): p50 $((p50 / 1000)) us, $capped of 10 waits hog-capped, $deep picks of the waiter at depth 3"
 	if [ $rw = on ]; then
-		lim=5; [ "${PX_KERNEL:-lean}" = lean ] || lim=10
+		# The p50 bound in 1-ms burns: lean 5, debug 10 (lockdep on
+		# every lock op), KASAN 30 (every memory access checked: a
+		# p50 of 12.6 ms seen under a kernel build, 2026-12-06).  The
+		# hog-capped count stays 0 everywhere: that is the inversion.
+		case ${PX_KERNEL:-lean} in lean) lim=5 ;; debug) lim=10 ;; *) lim=30 ;; esac
 		[ "$deep" -gt 0 ] && ok "rwsem/$name-followed" ||
 			notok "rwsem/$name-followed" "no sched_proxy_pick of the waiter (pid $waiter) at depth 3"
 		[ "$capped" = 0 ] && [ "$p50" -lt $((lim * burn)) ] && ok "rwsem/$name-bounded" ||
