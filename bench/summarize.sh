@@ -186,11 +186,19 @@ for m in $modes; do
 				elif [ $st = ok ]; then st=failed why="no result file"
 				fi ;;
 			esac
+			# The warp guard (bench/README.md): a run that waited on
+			# the host while timed is not a figure.
+			if [ "$(sed -n '1s/^verdict: //p' "$d/r$r.warp" 2>/dev/null)" = rejected ]; then
+				st=failed why="rejected by the warp guard: $(sed -n '2s/^reason: //p' "$d/r$r.warp")"
+				log=$d/r$r.warp
+			fi
 			echo "$m	$s	$r	$st	$(echo "$vals" | tr ' ' '\t')	$log	$why" >> "$T/reps"
 		done
 		# Merged histogram of the repetitions (same bucket bounds every run).
 		if ls "$md/$s"/r*.hist > /dev/null 2>&1; then
-			cat "$md/$s"/r[0-9]*.hist | awk '
+			for h in "$md/$s"/r[0-9]*.hist; do
+				sed -n '1s/^verdict: rejected$/x/p' "${h%.hist}.warp" 2>/dev/null | grep -q x || cat "$h"
+			done | awk '
 				!/^#/ && NF >= 3 { if (!($1 in c)) { hi[$1] = $2 }; c[$1] += $3; n += $3 }
 				END { for (lo in c) print lo, hi[lo], c[lo] > "/dev/stderr"; print n }' \
 				2> "$T/m" > "$T/n"

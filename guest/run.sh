@@ -57,7 +57,7 @@
 # Exit status: the command's own; 124 guest hung (killed at the timeout,
 # stall or first-output limit);
 # 123 guest panicked; 122 guest stopped without reporting a status;
-# 2 usage; 1 setup error.
+# 64 usage; 1 setup error.
 #
 # Examples:
 #   guest/run.sh -- uname -a

@@ -24,7 +24,7 @@
 # Results: summary.txt, summary.json, and per boot bootN-MODE/ (guest/run.sh's
 # console.log, output.log, ...; soak/ with the guest's records; badness).
 # Exit status: 0 no finding; 1 findings (the last line says the first);
-# 2 usage; 3 set-up error.
+# 64 usage; 3 set-up error.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cli_prog=soak
