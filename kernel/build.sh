@@ -32,7 +32,7 @@ cfg=$top/kernel/config
 case $flavour in
 lean) frags="$top/kernel/config/lean.config" ;;
 step) frags="$cfg/lean.config" tree=$top/build/linux-series ;;
-mutant) frags="$cfg/lean.config" tree=$top/build/linux-mutant ;;
+mutant) frags="$cfg/lean.config" tree=$top/build/mutant/linux ;;
 debug) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config" ;;
 kasan) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config $cfg/kasan.config" ;;
 kasan-nolockdep) frags="$cfg/lean.config $cfg/detectors.config $cfg/kasan.config $cfg/nolockdep.config" ;;
@@ -40,6 +40,16 @@ kasan-nolockdep) frags="$cfg/lean.config $cfg/detectors.config $cfg/kasan.config
 *) usage "unknown flavour '$flavour'" ;;
 esac
 [ -e "$tree/.git" ] || die "no tree at $tree: run make tree"
+if [ "$flavour" = mutant ]; then
+	# build/mutant/{linux,obj}: the same relative paths as build/linux
+	# and build/obj-lean, and the object dir left out of ccache's hash,
+	# so that every file the bug leaves alone is a cache hit of the lean
+	# build (minutes, not a cold build).  build/obj-mutant points there.
+	mkdir -p "$top/build/mutant/obj"
+	ln -sfn mutant/obj "$obj"
+	obj=$top/build/mutant/obj
+	export CCACHE_NOHASHDIR=1
+fi
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/proxyexec-ccache}
 export CCACHE_BASEDIR=$top CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

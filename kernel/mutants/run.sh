@@ -4,7 +4,8 @@
 # the series with one deliberate bug (its header: "# breaks: ..." says
 # which, "# tests: REGEX" the guest scripts that should catch it).  For
 # each: apply it to build/linux-mutant (a worktree at the series tree's
-# HEAD), build the lean configuration (kernel/build.sh mutant), boot the
+# HEAD: build/mutant/linux), build the lean configuration (kernel/build.sh
+# mutant, mostly ccache hits of the lean build), boot the
 # lean tests on it (tests/run.sh --kernel lean with PX_LEAN_FLAVOUR=mutant:
 # the same boots, labels and declared checks as the lean kernel) and
 # report which checks failed.  A mutant is killed when a check fails; the
@@ -33,10 +34,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 series=$top/build/linux
-tree=$top/build/linux-mutant
+tree=$top/build/mutant/linux
 [ -d "$series/.git" ] || die "no series tree at $series (make tree)"
 git -C "$series" diff --quiet HEAD || die "$series has uncommitted changes"
 if [ ! -e "$tree/.git" ]; then
+	mkdir -p "$(dirname "$tree")"
 	git -C "$series" worktree prune
 	git -C "$series" worktree add -q --detach "$tree" HEAD
 fi
