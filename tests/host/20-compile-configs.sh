@@ -11,7 +11,7 @@
 #   ok build/proxy-exec-n, ok build/smp-n, ok build/cgroup-sched-n
 #   (or not ok with the first error)
 #   skip build/... - no lean kernel built yet (its .config is the base)
-# pxtest-timeout: 1500
+# pxtest-timeout: 2400
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 if [ ! -f "$top/build/obj-lean/.config" ] || [ ! -d "$top/build/linux/.git" ]; then
