@@ -64,13 +64,20 @@ elif [ ! -f "$obj/.config" ]; then
 	cp "$top/build/obj-lean/.config" "$obj/.config"
 fi
 sed -i -e '/CONFIG_PROXY_EXEC/d' -e '/CONFIG_SMP[= ]/d' -e '/CONFIG_CGROUP_SCHED[= ]/d' "$obj/.config"
+# SCHED_AUTOGROUP selects CGROUP_SCHED: off with it.
+[ "$pe" != nocg ] || sed -i -e '/CONFIG_SCHED_AUTOGROUP[= ]/d' "$obj/.config"
 # SMP is set every time: left out, olddefconfig's default would be n.
 smp=y
 [ "$pe" != up ] || smp=n
 {
 	[ $want = y ] && echo CONFIG_PROXY_EXEC=y || echo '# CONFIG_PROXY_EXEC is not set'
 	[ $smp = y ] && echo CONFIG_SMP=y || echo '# CONFIG_SMP is not set'
-	[ "$pe" = nocg ] && echo '# CONFIG_CGROUP_SCHED is not set' || echo CONFIG_CGROUP_SCHED=y
+	if [ "$pe" = nocg ]; then
+		echo '# CONFIG_CGROUP_SCHED is not set'
+		echo '# CONFIG_SCHED_AUTOGROUP is not set'
+	else
+		echo CONFIG_CGROUP_SCHED=y
+	fi
 } >> "$obj/.config"
 make -s -C "$tree" O="$obj" CC="$cc" olddefconfig
 { make -s -C "$tree" O="$obj" CC="$cc" -j"${JOBS:-1}" "$@" 2>&1; echo $? > "$obj/.status"; } | grep -v '^WARN: multiple IDs' || :
