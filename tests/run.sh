@@ -30,7 +30,9 @@
 # NAME - reason" (a check that did not run: not a failure, but never left
 # out silently) per test, "XFAIL [boot] NAME - reason" for a known failure
 # a test declares ("xfail NAME - reason"; "xpass" when it passed after
-# all), then exactly "N passed, N failed, N skipped";
+# all), then "N distinct checks in M result lines" (each check name
+# counted once, whatever boots reported it) and last exactly "N passed,
+# N failed, N skipped";
 # exit 1 if anything failed.  A hung or panicked boot fails every script
 # in its group and shows the console tail.  Logs:
 # build/test-results/<date-time>/; where the time went in timings.tsv
@@ -540,5 +542,13 @@ timed all "(this run)" "$run_start"
 note "slowest (s): $(grep -v '^all' "$res/timings.tsv" 2>/dev/null | sort -t"$(printf '\t')" -k3,3nr | head -6 |
 	awk -F'\t' '{ printf "%s%s %s %d", (NR > 1 ? ", " : ""), $1, $2, $3 }'); all $(($(date +%s) - run_start)) s"
 [ "$xfail$xpass" = 00 ] || note "$xfail known failure(s) seen as expected (XFAIL), $xpass passed unexpectedly (XPASS); neither counts below"
+# The number of distinct checks: result lines counted by name alone (the
+# boot label, a FAIL's reason and the int3 boot's prefix left out), so a
+# check that runs on three boots counts once.  Just before the last line,
+# which stays exactly the counts.
+lines=$(grep -cE '^(PASS|FAIL|SKIP|XFAIL|XPASS) ' "$res/summary" || true)
+distinct=$(sed -n 's/^\(PASS\|FAIL\|SKIP\|XFAIL\|XPASS\) \[[^]]*\] //p' "$res/summary" |
+	sed 's/^(boot ended by the int3) //; s/ - .*//' | LC_ALL=C sort -u | wc -l)
+echo "$distinct distinct checks in $lines result lines" | tee -a "$res/summary"
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$res/summary"
 [ "$failed" -eq 0 ] || exit 1
