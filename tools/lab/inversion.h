@@ -11,6 +11,8 @@
  *   inversion_lab.c      /dev/proxylab: open, LOCK/UNLOCK/BURN/SLEEP, the
  *                        debugfs state, --break's trace marker
  *   inversion_roles.c    the lock scenarios' roles: waiter, holders, hogs
+ *   inversion_contend.c  the contend scenario: workers hammering a set of
+ *                        lab locks (throughput, not an inversion)
  *   football_game.c      football's roles (owners, defense, offense), the
  *                        referee and its part of the verdict
  *   inversion_super.c    the supervisor: shared mapping, children, timeouts,
@@ -69,6 +71,8 @@ _Static_assert(PROXYLAB_NR_RTMUTEXES >= PROXYLAB_NR_MUTEXES, "fewer lab rt_mutex
 #define INV_MAX_HOGS		64
 #define INV_MAX_TEAM		64	/* football: owners = defense = offense */
 #define INV_MAX_SAMPLES		(1u << 20)
+#define INV_MAX_SHARES		(1u << 16)	/* owner CPU shares kept */
+#define INV_MAX_WORKERS		64		/* contend */
 #define INV_ERRLEN		256
 
 /* --locks: the type of lab lock m(k), and how the task below waits for it. */
@@ -86,6 +90,9 @@ enum inv_scenario {
 	SC_CHAIN,
 	SC_XCPU,
 	SC_SLEEP_OWNER,
+	SC_CGWEIGHT,	/* cfs, the waiter in a group of large cpu.weight */
+	SC_MIXED,	/* FIFO waiter -> nice-0 owner -> nice-19 tail */
+	SC_CONTEND,	/* throughput: workers on a set of locks */
 	SC_FOOTBALL,
 };
 
@@ -122,6 +129,23 @@ struct inv_shared {
 	uint64_t	iterations;			/* completed */
 	uint64_t	hog_bursts, hog_capped;
 	uint64_t	mlock_failed;			/* children without mlockall() */
+
+	/*
+	 * The owner's CPU share while the waiter waits: the waiter samples
+	 * the tail's CPU time (/proc/PID/schedstat) and the clock just
+	 * before LOCK, the tail its own just before UNLOCK; share[] holds
+	 * (cpu1 - cpu0) / (t1 - t0) in parts per million per iteration.
+	 */
+	uint64_t	share_t0, share_cpu0;
+	bool		share_valid;
+	uint64_t	nshares;
+	uint32_t	share[INV_MAX_SHARES];
+
+	/* contend */
+	uint64_t	worker_ops[INV_MAX_WORKERS];
+	uint64_t	contend_ns;			/* first start to last stop */
+	uint64_t	claimed;			/* operations claimed (past the limit too) */
+	volatile int	workers_in;			/* at the start line */
 
 	/* football */
 	uint64_t	ball;
@@ -161,7 +185,7 @@ struct inv_env {
 	uint64_t	iterations;
 	uint64_t	duration_ns;	/* 0: run iterations */
 	uint64_t	burn_us, sleep_us, hog_cap_us;
-	bool		burn_set, sleep_set, hogs_set, iter_set, cpus_set;
+	bool		burn_set, sleep_set, hogs_set, iter_set, cpus_set, depth_set;
 	cpu_set_t	cpus;
 	int		cpu[2];		/* waiter's, owner's */
 	int		hogs, depth, first_mutex;
@@ -171,6 +195,11 @@ struct inv_env {
 	int		waiter_prio, hog_prio, defense_prio, offense_prio;
 	const char	*cgroup;
 	int		weight;
+	const char	*waiter_cgroup;	/* cgweight */
+	int		waiter_weight;
+	int		tail_nice;	/* mixed: the last owner's nice */
+	int		spinners;	/* mixed: SCHED_OTHER spinners beside the hogs */
+	int		workers, set;	/* contend: processes, lab locks */
 	const char	*cpu_max;
 	uint64_t	dl_runtime_us, dl_deadline_us, dl_period_us;
 	bool		keep_throttle, quiet, verbose, fb_float, spread, pinned;
@@ -205,8 +234,13 @@ enum option_values {
 	OPT_KEEP_THROTTLE,
 	OPT_LOCKS,
 	OPT_OFFENSE_PRIO,
+	OPT_SET,
+	OPT_SPINNERS,
+	OPT_TAIL_NICE,
 	OPT_THROTTLE,
+	OPT_WAITER_CGROUP,
 	OPT_WAITER_PRIO,
+	OPT_WAITER_WEIGHT,
 	OPT_WEIGHT,
 };
 
@@ -257,10 +291,12 @@ struct child {
 	bool	reaped;
 };
 
-extern struct child children[1 + INV_MAX_DEPTH + INV_MAX_HOGS + 3 * INV_MAX_TEAM];
+extern struct child children[1 + INV_MAX_DEPTH + 2 * INV_MAX_HOGS + 3 * INV_MAX_TEAM];
 extern int nchildren;
 
 bool is_rt_family(void);
+/* cfs and cgweight: the owner in its own group, spinners, no RT. */
+bool is_fair_scenario(void);
 void spawn(const char *role, int idx, void (*fn)(int));
 bool wait_ready(int n);
 bool supervise(uint64_t deadline);
@@ -276,6 +312,16 @@ int nth_cpu(int n);		/* the n-th CPU of --cpus, wrapping around */
 int owner_cpu(void);
 bool burst_hogs(void);
 bool run_lock_scenario(void);
+/* The owner's CPU share samples (ppm), sorted: p50, min, max, mean. */
+void owner_share_summary(double *p50, double *min, double *max, double *mean);
+
+/* inversion_contend.c */
+struct verdict;
+bool run_contend(void);
+bool contend_judge(const struct verdict *v);
+void contend_consistency(void);
+void contend_json_checks(struct px_json *j);
+uint64_t contend_ops(void);
 
 /* football_game.c */
 extern const struct argp football_argp;		/* --float, --*-prio */

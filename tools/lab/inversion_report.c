@@ -17,6 +17,11 @@ static bool is_football(void)
 	return env.sc->id == SC_FOOTBALL;
 }
 
+static bool is_contend(void)
+{
+	return env.sc->id == SC_CONTEND;
+}
+
 /* Lab mutexes of the run: first_mutex.. + this many. */
 static int mutexes_used(void)
 {
@@ -42,6 +47,12 @@ void print_header(void)
 	fprintf(out, "%s: %s\n", title(buf, sizeof(buf)), env.sc->help);
 	if (is_football())
 		football_header();
+	else if (is_contend())
+		fprintf(out, "  %s%" PRIu64 " %s, %d workers on %d lab lock(s), burn %" PRIu64
+			" us, CPUs %s\n", env.duration_ns ? "for " : "",
+			env.duration_ns ? env.duration_ns / 1000000 : env.iterations,
+			env.duration_ns ? "ms" : "operations", env.workers, env.set, env.burn_us,
+			px_cpulist_str(&env.cpus, buf, sizeof(buf)));
 	else
 		fprintf(out, "  %s%" PRIu64 " %s, depth %d, burn %" PRIu64 " us, sleep %" PRIu64
 		       " us, %d hog(s)%s, waiter CPU %d, owner CPU %d\n",
@@ -83,11 +94,22 @@ static void json_params(struct px_json *j)
 	px_json_array_end(j);
 	switch (env.sc->id) {
 	case SC_CFS:
+	case SC_CGWEIGHT:
 		px_json_string(j, "waiter_policy", "SCHED_OTHER");
 		px_json_string(j, "hog_policy", "SCHED_OTHER");
 		px_json_string(j, "cgroup", env.cgroup);
 		px_json_i64(j, "cpu_weight", env.weight);
 		px_json_string(j, "cpu_max", env.cpu_max ? env.cpu_max : "max");
+		if (env.sc->id == SC_CGWEIGHT) {
+			px_json_string(j, "waiter_cgroup", env.waiter_cgroup);
+			px_json_i64(j, "waiter_cpu_weight", env.waiter_weight);
+		}
+		break;
+	case SC_CONTEND:
+		px_json_string(j, "worker_policy", "SCHED_OTHER");
+		px_json_u64(j, "workers", env.workers);
+		px_json_u64(j, "set", env.set);
+		px_json_string(j, "worker_nice", "0 and 10 in turn");
 		break;
 	case SC_DL:
 		px_json_string(j, "waiter_policy", "SCHED_DEADLINE");
@@ -107,6 +129,10 @@ static void json_params(struct px_json *j)
 		px_json_bool(j, "pinned", env.pinned);
 		px_json_string(j, "hog_policy", "SCHED_FIFO");
 		px_json_i64(j, "hog_prio", env.hog_prio);
+		if (env.sc->id == SC_MIXED) {
+			px_json_i64(j, "tail_nice", env.tail_nice);
+			px_json_u64(j, "spinners", env.spinners);
+		}
 		break;
 	}
 	px_json_string(j, "owner_policy", "SCHED_OTHER");
@@ -131,7 +157,19 @@ static void json_checks(struct px_json *j, const struct verdict *v)
 	px_json_bool(j, "consistent", v->consistent);
 	if (is_football()) {
 		football_json_checks(j);
+	} else if (is_contend()) {
+		contend_json_checks(j);
 	} else {
+		double p50, min, max, mean;
+
+		owner_share_summary(&p50, &min, &max, &mean);
+		px_json_object_begin(j, "owner_cpu_share");
+		px_json_u64(j, "count", sh->nshares);
+		px_json_double(j, "p50", p50);
+		px_json_double(j, "min", min);
+		px_json_double(j, "max", max);
+		px_json_double(j, "mean", mean);
+		px_json_object_end(j);
 		px_json_u64(j, "iterations_done", sh->iterations);
 		px_json_u64(j, "waiter_acquired", sh->waiter_acq);
 		json_u64_array(j, "holder_acquired", sh->holder_acq, env.depth);
@@ -204,7 +242,7 @@ static void judge(struct verdict *v, const uint64_t before[], bool have_before)
 		if (k >= env.first_mutex && k < env.first_mutex + used && holder[k])
 			v->left_held++;
 	}
-	ok = is_football() ? football_judge(v) : judge_locks(v);
+	ok = is_football() ? football_judge(v) : is_contend() ? contend_judge(v) : judge_locks(v);
 	if (v->left_held)
 		ok = false;
 	v->want = env.duration_ns || sh->broke ? n : env.iterations;
@@ -217,6 +255,8 @@ static void print_consistency(const struct verdict *v, bool children, bool super
 
 	if (is_football()) {
 		football_consistency();
+	} else if (is_contend()) {
+		contend_consistency();
 	} else {
 		fprintf(out, "consistency: iterations=%" PRIu64 "/%" PRIu64 " waiter=%" PRIu64
 		       " samples=%" PRIu64 " holders=", sh->iterations, v->want,
@@ -290,7 +330,19 @@ int inv_report(struct px_result *res, const uint64_t before[], bool have_before,
 	judge(&v, before, have_before);
 	ok = v.consistent && kids && supervised && !sh->failed;
 
-	px_result_print(res, out, is_football() ? "defense" : "waiter", !env.quiet);
+	px_result_print(res, out, is_football() ? "defense" : is_contend() ? "worker" : "waiter",
+			!env.quiet);
+	if (!is_football() && !is_contend() && !env.quiet) {
+		double p50, min, max, mean;
+
+		owner_share_summary(&p50, &min, &max, &mean);
+		fprintf(out, "owner CPU share while the waiter waited: p50 %.3f min %.3f max %.3f"
+			" mean %.3f (%" PRIu64 " iterations)\n", p50, min, max, mean, sh->nshares);
+	}
+	if (is_contend())
+		fprintf(out, "throughput: %" PRIu64 " operations in %.3f s, %.0f per second\n",
+			contend_ops(), sh->contend_ns / 1e9,
+			sh->contend_ns ? contend_ops() * 1e9 / sh->contend_ns : 0.0);
 	print_consistency(&v, kids, supervised);
 	print_break();
 	if (is_football())

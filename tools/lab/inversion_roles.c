@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +94,13 @@ static void set_waiter_policy(void)
 		pin_or_fail(env.cpu[0], "waiter");
 		other_or_fail("waiter");
 		break;
+	case SC_CGWEIGHT:
+		pin_or_fail(env.cpu[0], "waiter");
+		other_or_fail("waiter");
+		if (px_cgroup_attach_pid(env.waiter_cgroup, getpid()))
+			child_fail("waiter: cannot join cgroup %s: %s", env.waiter_cgroup,
+				   strerror(errno));
+		break;
 	case SC_DL:
 		/* DEADLINE tasks must be allowed on their whole root domain. */
 		ret = px_set_deadline(env.dl_runtime_us * NSEC_PER_USEC,
@@ -144,7 +152,69 @@ int owner_cpu(void)
 
 bool burst_hogs(void)
 {
-	return env.sc->id != SC_CFS;
+	return !is_fair_scenario();
+}
+
+/*
+ * The owner's CPU share while the waiter waits.  The waiter reads the
+ * tail's CPU clock (its process's: one thread) and the time just before
+ * LOCK; the tail reads its own just before UNLOCK.  Both clocks include
+ * the time the owner ran as a proxy on a donor's behalf (the series
+ * charges it to the running task), and a boost lets it run as itself.
+ */
+static clockid_t tail_clock;
+static bool tail_clock_ok;
+
+static void share_begin(void)
+{
+	struct timespec ts;
+
+	sh->share_valid = false;
+	if (!tail_clock_ok || clock_gettime(tail_clock, &ts))
+		return;
+	sh->share_cpu0 = (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	sh->share_t0 = px_now_ns();
+	sh->share_valid = true;
+}
+
+static void share_end(void)
+{
+	uint64_t cpu, t = px_now_ns();
+	struct timespec ts;
+
+	if (!sh->share_valid || sh->nshares >= INV_MAX_SHARES ||
+	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return;
+	cpu = (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	if (t <= sh->share_t0 || cpu < sh->share_cpu0)
+		return;
+	cpu -= sh->share_cpu0;
+	t -= sh->share_t0;
+	/* Clock granularity can put cpu a hair over t: a share is at most 1. */
+	sh->share[sh->nshares++] = cpu >= t ? 1000000 : (uint32_t)(cpu * 1000000 / t);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void owner_share_summary(double *p50, double *min, double *max, double *mean)
+{
+	uint64_t i, n = sh->nshares, sum = 0;
+
+	*p50 = *min = *max = *mean = 0;
+	if (!n)
+		return;
+	qsort(sh->share, n, sizeof(sh->share[0]), cmp_u32);
+	for (i = 0; i < n; i++)
+		sum += sh->share[i];
+	*p50 = sh->share[px_nearest_rank(n, 0.5) - 1] / 1e6;
+	*min = sh->share[0] / 1e6;
+	*max = sh->share[n - 1] / 1e6;
+	*mean = (double)sum / n / 1e6;
 }
 
 static bool iteration_wanted(uint64_t it, uint64_t end)
@@ -163,6 +233,7 @@ static void run_waiter(void)
 
 	set_waiter_policy();
 	fd = lab_open("waiter");
+	tail_clock_ok = !clock_getcpuclockid(sh->holder_pid[env.depth - 1], &tail_clock);
 	sh->waiter_pid = getpid();
 	post(&sh->ready);
 	if (!wait_sem(&sh->go))
@@ -183,6 +254,7 @@ static void run_waiter(void)
 		sh->iter_done = 0;
 		for (h = 0; burst_hogs() && h < env.hogs; h++)
 			post(&sh->hog_go[h]);
+		share_begin();
 		ns = lab_lock(fd, m0, lab_type(m0), "waiter");
 		lab_check_break(m0, ns);
 		sh->iter_done = 1;
@@ -248,7 +320,13 @@ static void run_holder(int k)
 
 	snprintf(who, sizeof(who), "owner %d", k);
 	pin_or_fail(holder_cpu(k), who);
-	other_or_fail(who);
+	if (env.sc->id == SC_MIXED && tail) {
+		if (px_set_other(env.tail_nice))
+			child_fail("%s: cannot set SCHED_OTHER nice %d: %s", who, env.tail_nice,
+				   strerror(errno));
+	} else {
+		other_or_fail(who);
+	}
 	fd = lab_open(who);
 	sh->holder_pid[k] = getpid();
 	post(&sh->ready);
@@ -256,7 +334,7 @@ static void run_holder(int k)
 	 * Join the starved group only once ready: at cpu.weight 1 on a busy
 	 * CPU, getting here could take longer than the parent waits.
 	 */
-	if (env.sc->id == SC_CFS && px_cgroup_attach_pid(env.cgroup, getpid()))
+	if (is_fair_scenario() && px_cgroup_attach_pid(env.cgroup, getpid()))
 		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
 	while (wait_sem(&sh->start[k])) {
 		rehome_holder(k, who);
@@ -274,6 +352,7 @@ static void run_holder(int k)
 				break;
 			lab_usecs(fd, PROXYLAB_IOC_SLEEP, env.sleep_us, who);
 			lab_usecs(fd, PROXYLAB_IOC_BURN, env.burn_us, who);
+			share_end();
 		}
 		lab_unlock(fd, m, lab_type(m), who);
 		post(&sh->fin[k]);
@@ -318,6 +397,20 @@ static void run_hog(int h)
 	child_exit();
 }
 
+/* mixed: a SCHED_OTHER nice-0 spinner on the owners' CPU, all run long. */
+static void run_spinner(int i)
+{
+	char who[32];
+
+	snprintf(who, sizeof(who), "spinner %d", i);
+	pin_or_fail(owner_cpu(), who);
+	other_or_fail(who);
+	post(&sh->ready);
+	while (!sh->stop)
+		;
+	child_exit();
+}
+
 static void waiter_entry(int unused)
 {
 	(void)unused;
@@ -341,6 +434,8 @@ bool run_lock_scenario(void)
 	}
 	for (k = 0; k < env.hogs && ready; k++, n++)
 		spawn("hog", k, run_hog);
+	for (k = 0; k < env.spinners && ready; k++, n++)
+		spawn("spinner", k, run_spinner);
 	if (ready) {
 		spawn("waiter", -1, waiter_entry);
 		n++;

@@ -29,17 +29,23 @@ volatile sig_atomic_t exiting;
 static volatile sig_atomic_t dump_status;
 static size_t sh_size;
 
-struct child children[1 + INV_MAX_DEPTH + INV_MAX_HOGS + 3 * INV_MAX_TEAM];
+struct child children[1 + INV_MAX_DEPTH + 2 * INV_MAX_HOGS + 3 * INV_MAX_TEAM];
 int nchildren;
 
 /* sched_rt_runtime_us: -1 for the RT scenarios unless --keep-throttle. */
 static char rt_runtime_saved[32];
 static bool rt_runtime_changed;		/* for the result file, after the restore */
-static bool cgroup_made;
+static bool cgroup_made, waiter_cgroup_made;
 
+bool is_fair_scenario(void)
+{
+	return env.sc->id == SC_CFS || env.sc->id == SC_CGWEIGHT;
+}
+
+/* Scenarios with a SCHED_FIFO (or DEADLINE) task: RT throttling off. */
 bool is_rt_family(void)
 {
-	return env.sc->id != SC_CFS;
+	return !is_fair_scenario() && env.sc->id != SC_CONTEND;
 }
 
 /* ------------------------------------------------------------ children */
@@ -157,12 +163,17 @@ static void release_cgroup(void)
 		px_warn("cannot lift the limits of cgroup %s", env.cgroup);
 }
 
+/* The owner's group (cfs, cgweight) and the waiter's (cgweight). */
 static void cgroup_setup(void)
 {
-	if (env.sc->id != SC_CFS)
+	if (!is_fair_scenario())
 		return;
-	px_cgroup_setup_or_die("cfs", env.cgroup, env.weight, env.cpu_max);
+	px_cgroup_setup_or_die(env.sc->name, env.cgroup, env.weight, env.cpu_max);
 	cgroup_made = true;
+	if (env.sc->id != SC_CGWEIGHT)
+		return;
+	px_cgroup_setup_or_die(env.sc->name, env.waiter_cgroup, env.waiter_weight, NULL);
+	waiter_cgroup_made = true;
 }
 
 static void cleanup_system(void)
@@ -170,7 +181,9 @@ static void cleanup_system(void)
 	rt_throttle_restore();
 	if (cgroup_made && px_cgroup_destroy(env.cgroup))
 		px_warn("cannot remove cgroup %s", env.cgroup);
-	cgroup_made = false;
+	if (waiter_cgroup_made && px_cgroup_destroy(env.waiter_cgroup))
+		px_warn("cannot remove cgroup %s", env.waiter_cgroup);
+	cgroup_made = waiter_cgroup_made = false;
 }
 
 static void *map_shared(void)
