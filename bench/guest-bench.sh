@@ -203,12 +203,22 @@ timed_runs() {
 	return "$rc"
 }
 
-# one SCENARIO REP: the timed section, writing to tmpfs only.
+# one SCENARIO REP: the timed section, writing to tmpfs only.  A lock
+# scenario named SCENARIO-rtmutex runs on the lab's rt_mutexes (priority
+# inheritance) instead of its mutexes (bench/run.sh --locks).
 one() {
-	s=$1 r=$2 t=$scratch/$1
+	s=$1 r=$2 t=$scratch/$1 lk=''
+	# (s is the caller's loop variable too: the base name goes to b.)
+	b=$s
 	case $s in
-	cfs|rt|dl|xcpu) run_tool "$t" "$r" inversion "$s" -b "$burn" -t "$tmo" ;;
-	chain) run_tool "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ;;
+	*-rtmutex) b=${s%-rtmutex} lk=rtmutex ;;
+	esac
+	case $b in
+	cfs|rt|dl|xcpu|cgweight|mixed)
+		run_tool "$t" "$r" inversion "$b" -b "$burn" -t "$tmo" ${lk:+--locks "$lk"} ;;
+	chain) run_tool "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ${lk:+--locks "$lk"} ;;
+	# The cost side: 4 workers, 2 locks, 10-us critical sections.
+	contend) run_tool "$t" "$r" inversion contend -w 4 --set 2 -b 10 -t "$tmo" ${lk:+--locks "$lk"} ;;
 	rename) run_tool "$t" "$r" renamedemo ;;
 	mmap) run_tool "$t" "$r" mmapdemo --throttle ;;
 	inode) run_tool "$t" "$r" mmapdemo --throttle --inode --size 4 ;;
@@ -233,7 +243,7 @@ one() {
 		# "     Total time: 0.553 [sec]"
 		timed_runs "$t" "$r" "$msg_runs" 's/^[[:space:]]*Total time: *\([0-9.]*\).*/\1/p' \
 			perf bench sched messaging -g "$msg_groups" -l "$msg_loops" ;;
-	*) echo "guest-bench: unknown scenario '$s'" > "$t/r$r.out"; return 2 ;;
+	*) echo "guest-bench: unknown scenario '$1'" > "$t/r$r.out"; return 2 ;;
 	esac
 }
 

@@ -21,9 +21,21 @@
 #                                 for the mmap and inode scenarios
 #   --scenarios LIST   comma list of cfs,rt,dl,chain,xcpu,rename,mmap,inode,
 #                      cyclictest,cyclictest-load,hackbench,messaging
-#                      (default all; mmap is mmapdemo, an rw_semaphore;
-#                      inode is mmapdemo --inode, a file's i_rwsem;
-#                      messaging is perf bench sched messaging)
+#                      (default all of these; mmap is mmapdemo, an
+#                      rw_semaphore; inode is mmapdemo --inode, a file's
+#                      i_rwsem; messaging is perf bench sched messaging),
+#                      and, not in the default list: cgweight (the waiter's
+#                      cgroup cpu.weight 10000, the owner's 1), mixed (FIFO
+#                      waiter -> nice-0 owner -> nice-19 owner), contend
+#                      (throughput of 4 workers on 2 lab locks)
+#   --locks LIST       comma list of mutex,rtmutex (default mutex): the lab
+#                      lock type of the lock scenarios (cfs, rt, dl, chain,
+#                      xcpu, cgweight, mixed, contend); each runs once per
+#                      type, SCENARIO for mutex and SCENARIO-rtmutex for
+#                      rtmutex (inversion --locks rtmutex: priority
+#                      inheritance), side by side in every boot; with
+#                      rtmutex, bench/locktable.sh writes the four-way table
+#                      (locks.txt: proxy off/on x mutex/rt_mutex)
 #   --duration SEC     seconds per scenario run (default 20; --quick 1)
 #   --cpus N           guest vCPUs (default 2)
 #   --repeat N         runs of every scenario (default 1), each in its own
@@ -75,6 +87,8 @@
 #   bench/run.sh                               # all modes and scenarios
 #   bench/run.sh --quick                       # CI size
 #   bench/run.sh --modes off,current --scenarios cfs,rt --repeat 3
+#   bench/run.sh --modes off,current --locks mutex,rtmutex --repeat 3 \
+#       --scenarios rt,dl,cfs,chain,xcpu,cgweight,mixed,contend   # vs PI
 #   bench/run.sh --quick --clock icount           # in virtual time
 #   bench/run.sh --compare bench/results/20261203-071500
 set -eu
@@ -88,13 +102,15 @@ cli_prog=bench
 
 all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,mmap,inode,cyclictest,cyclictest-load,hackbench,messaging
-modes=$all_modes scenarios=$all_scen duration='' cpus=2 repeat=1 burn=1000
+scen_re='cfs|rt|dl|chain|xcpu|cgweight|mixed|contend|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging'
+modes=$all_modes scenarios=$all_scen locks=mutex duration='' cpus=2 repeat=1 burn=1000
 quick='' compare='' out='' plots=1 interleave=1 clock=icount inject=''
 while test $# -gt 0; do
 	case $1 in
 	--modes) checkarg "$1" $# "${2-}" '^(off|v4|current|v6handoff|mutexonly)(,(off|v4|current|v6handoff|mutexonly))*$'; modes=$2; shift ;;
-	--scenarios) checkarg "$1" $# "${2-}" '^(cfs|rt|dl|chain|xcpu|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging)(,(cfs|rt|dl|chain|xcpu|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging))*$'
+	--scenarios) checkarg "$1" $# "${2-}" "^($scen_re)(,($scen_re))*\$"
 		scenarios=$2; shift ;;
+	--locks) checkarg "$1" $# "${2-}" '^(mutex|rtmutex)(,(mutex|rtmutex))*$'; locks=$2; shift ;;
 	--duration) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; duration=$2; shift ;;
 	--cpus) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
 	--repeat) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; repeat=$2; shift ;;
@@ -123,6 +139,22 @@ fi
 	usage "--compare $compare: no summary.tsv there (not a results folder)"
 [ "$(echo "$scenarios" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--scenarios: a scenario twice"
 [ "$(echo "$modes" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--modes: a mode twice"
+[ "$(echo "$locks" | tr ',' '\n' | sort | uniq -d)" = '' ] || usage "--locks: a lock type twice"
+# The lock types: each lock scenario once per type, side by side (SCENARIO
+# for mutex, SCENARIO-rtmutex for rtmutex); the others once.  From here on
+# $scenarios is that list, as params.txt records it.
+lock_scen() { case $1 in cfs|rt|dl|chain|xcpu|cgweight|mixed|contend) true ;; *) false ;; esac; }
+given=$scenarios scenarios=''
+for s in $(echo "$given" | tr ',' ' '); do
+	if lock_scen "$s"; then
+		for l in $(echo "$locks" | tr ',' ' '); do
+			case $l in mutex) scenarios="$scenarios,$s" ;; *) scenarios="$scenarios,$s-$l" ;; esac
+		done
+	else
+		scenarios="$scenarios,$s"
+	fi
+done
+scenarios=${scenarios#,}
 case ,$modes,:${inject#*:} in
 *,"${inject%%:*}",*:*) [ "${inject#*:}" -le "$repeat" ] || usage "--inject-host-io $inject: there are $repeat runs" ;;
 *:) ;;
@@ -226,6 +258,7 @@ boot_timeout=$((120 + slack * per_boot))
 	echo "created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "modes=$modes"
 	echo "scenarios=$scenarios"
+	echo "locks=$locks"
 	echo "duration_s=$duration"
 	echo "cpus=$cpus"
 	echo "repeat=$repeat"
@@ -413,6 +446,11 @@ if [ "$sumrc" != 0 ] && { [ ! -f "$res/runs.tsv" ] ||
 	! awk -F'\t' '$4 != "ok" { n++ } END { exit !n }' "$res/runs.tsv"; }; then
 	failed=1
 fi
+# The four-way table (proxy execution vs priority inheritance), with
+# rt_mutexes among the lock types.
+case ,$locks, in
+*,rtmutex,*) "$top/bench/locktable.sh" "$res" || failed=1 ;;
+esac
 if [ -n "$plots" ]; then
 	"$top/plots/plot.sh" "$res" || echo "bench: plots/plot.sh failed (results are complete)" >&2
 fi
