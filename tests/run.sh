@@ -6,8 +6,10 @@
 # tests/host/*.sh (checks of the repository on the host, e.g. checkpatch;
 # "# pxtest-timeout: SEC" as below, default 120).  Guest: every
 # tests/guest/*.sh declares its boots in header lines
-#   # pxtest-boot: lean [kernel args] [+parallel]   (one line per boot;
-#                                          +parallel: as below, this boot)
+#   # pxtest-boot: lean [kernel args] [+parallel|+icount]   (one line per
+#                                          boot; +parallel: as below, this
+#                                          boot; +icount: QEMU's instruction
+#                                          count clock, below)
 #   # pxtest-cpus: N                     (default 2)
 #   # pxtest-timeout: SEC                (per script, default 120)
 #   # pxtest-parallel: yes               (every boot of the script beside
@@ -258,6 +260,7 @@ for s in "$top"/tests/guest/*.sh; do
 		p=$par
 		case " $args " in
 		*" +parallel "*) p=1 args=$(echo " $args " | sed 's/ +parallel / /; s/^ *//; s/ *$//') ;;
+		*" +icount "*) p=2 args=$(echo " $args " | sed 's/ +icount / /; s/^ *//; s/ *$//') ;;
 		esac
 		echo "$k|$args|${cpus:-2}|${to:-120}|$name|$p"
 	done
@@ -266,16 +269,20 @@ done > "$res/plan"
 awk -F'|' '!seen[$1 FS $2 FS $3 FS $6]++ { print $1 "|" $2 "|" $3 "|" $6 }' "$res/plan" > "$res/groups"
 
 # boot_label K ARGS CPUS PAR: the boot's name in the output, "lean cpus=4".
+# PAR: 0 one by one, 1 side by side ("parallel"), 2 an icount boot.
 boot_label() {
 	l=$1${2:+ $2}
 	[ "$3" = 2 ] || l="$l cpus=$3"
-	[ "$4" = 0 ] || l="$l parallel"
+	case $4 in 1) l="$l parallel" ;; 2) l="$l icount" ;; esac
 	echo "$l"
 }
 
-# group_dir K ARGS CPUS PAR: sets label and dir, writes $dir/plan.
+# group_dir K ARGS CPUS PAR: sets label, dir and gclock (the guest's
+# clock: host, or icount for PAR 2), writes $dir/plan.
 group_dir() {
 	label=$(boot_label "$@")
+	gclock=host
+	[ "$4" != 2 ] || gclock=icount
 	dir=$res/$(echo "$label" | tr -c 'A-Za-z0-9=.-' '_' | sed 's/_*$//')
 	mkdir -p "$dir"
 	awk -F'|' -v k="$1" -v a="$2" -v c="$3" -v p="$4" '$1 == k && $2 == a && $3 == c && $6 == p' \
@@ -305,19 +312,27 @@ flavour_of() {
 }
 
 # boot_group K ARGS CPUS [GUEST-RUN-OPTIONS]: one boot for $dir's scripts;
-# the guest's exit status goes to $dir/boot.rc.
+# the guest's exit status goes to $dir/boot.rc.  An icount boot's limits
+# are guest seconds (the driver's timeouts) on the inside and wall
+# seconds (guest/run.sh's) on the outside: a busy guest second took 2
+# wall seconds on a quiet host, and the boot runs at nice 19 beside the
+# others, so the wall limits are 10 times the guest's.
 boot_group() {
 	k=$1 args=$2 cpus=$3
 	shift 3
 	group_times
+	wall=1
+	[ "$gclock" = host ] || { wall=10; set -- --clock "$gclock" "$@"; }
 	# shellcheck disable=SC2046
-	set -- "$@" -- env PX_KERNEL="$k" PX_BOOT="$label" sh lib/guest-driver.sh $(group_scripts)
-	note "boot [$label]: $(cut -d'|' -f5 "$dir/plan" | tr '\n' ' ')(timeout ${total}s)"
+	set -- "$@" -- env PX_KERNEL="$k" PX_BOOT="$label" PX_CLOCK="$gclock" sh lib/guest-driver.sh $(group_scripts)
+	tn="timeout ${total}s"
+	[ "$gclock" = host ] || tn="$tn of guest time, icount"
+	note "boot [$label]: $(cut -d'|' -f5 "$dir/plan" | tr '\n' ' ')($tn)"
 	rc=0 t0=$(date +%s)
 	# An Oops ends the boot at once (oops=panic); a guest whose driver
 	# prints nothing for longer than its longest script (+ boot) is hung.
 	"$top/guest/run.sh" --kernel "$(flavour_of "$k")" --cpus "$cpus" --append "oops=panic${args:+ $args}" \
-		--timeout "$total" --stall $((longest + 120)) --first-output 90 \
+		--timeout $((total * wall)) --stall $(((longest + 120) * wall)) --first-output $((90 * wall)) \
 		--share "$top/tests" --out "$dir" "$@" > "$dir/run.log" 2>&1 < /dev/null || rc=$?
 	echo "$rc" > "$dir/boot.rc"
 	timed "[$label]" "(boot, host clock)" "$t0"
@@ -345,6 +360,9 @@ boot_group_again() {
 		echo "NOTE [$label] printed nothing in 90 s, booted again (first console: $dir/console.silent.log)" >> "$res/summary"
 		note "[$label] printed nothing in 90 s: booting it again" ;;
 	panic)
+		# Only multi-threaded TCG has it: an icount boot's vCPUs run
+		# in one host thread.
+		[ "$gclock" = host ] || return 0
 		site=$(console_text_poke_int3 "$dir/console.log" "$top/build/obj-$1/vmlinux") || return 0
 		cp "$dir/console.log" "$dir/console.int3.log"
 		mkdir -p "$dir/first-boot"
@@ -426,9 +444,21 @@ early_job() {
 	  "$@"; : > "$res/early.$_en.done" ) &
 	early="$early $!" early_names="$early_names $_en"
 }
+# icount_boots: the icount groups, one after the other: their guest time
+# is virtual, so they run beside the others at nice 19 like the bench's
+# icount run, without the guest lock (tests/README.md, "Which boot").
+icount_boots() {
+	while IFS='|' read -r k args cpus par; do
+		[ "$par" = 2 ] || continue
+		group_dir "$k" "$args" "$cpus" "$par"
+		boot_group_again "$k" "$args" "$cpus" --no-lock
+		collect_group
+	done < "$res/groups"
+}
 if [ -s "$res/groups" ]; then
 	early_job host-checks host_checks
 	[ -z "$bench" ] || early_job bench-selftest-icount bench_selftest icount
+	! grep -q '|2$' "$res/groups" || early_job icount-boots icount_boots
 fi
 # early_check: after the early jobs were waited for.
 early_check() {
@@ -450,6 +480,7 @@ early_check() {
 # each.
 : > "$res/groups-parallel"
 while IFS='|' read -r k args cpus par; do
+	[ "$par" != 2 ] || continue
 	group_dir "$k" "$args" "$cpus" "$par"
 	if [ "$par" = 1 ]; then
 		echo "$k|$args|$cpus|$par" >> "$res/groups-parallel"

@@ -155,3 +155,50 @@ wait_lab_iterating() {
 		_i=$((_i + 1))
 	done
 }
+
+# The warp guard of icount boots (tests/run.sh "+icount"; the bench's
+# own, bench/guest-bench.sh, is the model).  Under -icount sleep=off the
+# guest's clock is its instruction count, except that while every vCPU
+# waits for the host (a 9p read or write, the serial port) it moves on
+# to the next timer: a timed section that touched the host measured the
+# host.  warp_begin snapshots the interrupt counts of the devices the
+# host serves (virtio: the 9p shares; the serial port, IRQ 4);
+# warp_end NAME snapshots again and is false, with a "# warp: NAME
+# rejected" line, when any of them moved.  warp_guard NAME reports the
+# boot's verdict over all sections: ok, or not ok naming the rejected
+# ones (each then a skip of its checks: its figures are not the
+# kernel's).  The sections write to the guest's tmpfs only.
+# PX_WARP_INJECT=1 in the environment makes every section bad on
+# purpose (a line appended to $PX_OUT/warp-inject.log, 9p, every 10 ms),
+# to see the guard reject it.
+px_host_irqs() {
+	awk 'NR == 1 { n = NF; next }
+		$1 == "4:" || /virtio|ttyS/ {
+			c = 0; for (i = 2; i <= n + 1; i++) c += $i
+			sub(/:$/, "", $1); print $1, c }' /proc/interrupts
+}
+px_warp_bad='' px_warp_n=0
+warp_begin() {
+	px_host_irqs > "${T:-/tmp}/.warp0"
+	[ -z "${PX_WARP_INJECT:-}" ] || {
+		( while :; do date >> "$PX_OUT/warp-inject.log"; usleep 10000; done ) > /dev/null 2>&1 &
+		px_warp_inject=$!
+	}
+}
+warp_end() {
+	[ -z "${px_warp_inject:-}" ] || { kill "$px_warp_inject"; wait "$px_warp_inject"; px_warp_inject=''; } 2> /dev/null
+	px_host_irqs > "${T:-/tmp}/.warp1"
+	px_warp_n=$((px_warp_n + 1))
+	_wd=$(awk 'FNR == NR { b[$1] = $2; next } { n++ }
+		$2 != b[$1] { printf "%sirq %s +%d", s, $1, $2 - b[$1]; s = ", " }
+		END { if (!n) printf "no host device interrupt in /proc/interrupts" }' \
+		"${T:-/tmp}/.warp0" "${T:-/tmp}/.warp1")
+	[ -n "$_wd" ] || return 0
+	echo "# warp: $1 rejected: the timed section waited on the host ($_wd)"
+	px_warp_bad="$px_warp_bad $1"
+	return 1
+}
+warp_guard() {
+	if [ -z "$px_warp_bad" ] && [ "$px_warp_n" -gt 0 ]; then ok "$1"
+	else notok "$1" "timed sections rejected:${px_warp_bad:- none ran}"; fi
+}

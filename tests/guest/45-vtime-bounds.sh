@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Timing bounds in virtual time: the inversions whose verdict is a
+# duration, on an icount boot (QEMU's -icount shift=0,sleep=off: guest
+# time is the instructions executed, so the host's load does not enter
+# the figures; tests/README.md, "Which boot").  The bounds are what the
+# kernel promises, not widened for host noise, and the proxy-off boot is
+# their control: each must fail there.
+#   rt     a FIFO waiter, a CFS owner burning 1 ms, a FIFO hog: no wait
+#          lasts a whole hog burst (100 ms), the longest under 2 burns
+#   dl     a DEADLINE waiter (5 ms per 20 ms): 0 of 20 waits hog-capped
+#          (the multi-threaded boots allowed 1 of 10), the longest under
+#          two of its periods
+#   mmap   mmap_lock held for writing by a throttled nice-19 thread: the
+#          reader's longest wait under 2x the writer's critical section
+#          (41-rwsem.sh's multi-threaded bound was 6x)
+#   inode  the same on a file's i_rwsem: under 3x (was 12x)
+# Each timed section writes to the guest's tmpfs only and is checked by
+# the warp guard (lib/pxtest.sh); a rejected one skips its checks and
+# fails vtime/warp-guard.  With proxy execution off, the same runs must
+# show the inversion (hog-capped waits, >= 20x the critical section).
+#
+# Usage: sh 45-vtime-bounds.sh   (in an icount guest; tools in /usr/bin)
+# pxtest-boot: lean +icount
+# pxtest-boot: lean proxy_exec=disable +icount
+# pxtest-timeout: 200
+set -u
+. ./lib/pxtest.sh
+T=/tmp/vtime.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' 0
+
+if [ "${PX_CLOCK:-host}" != icount ]; then
+	skip vtime/clock "not an icount boot (PX_CLOCK=${PX_CLOCK:-host}): these bounds hold in virtual time only"
+	finish
+fi
+proxy=on
+! grep -qw 'proxy_exec=disable' /proc/cmdline || proxy=off
+echo "# proxy execution: $proxy ($(uname -r); $(cat /proc/cmdline))"
+# The verdict each run gets: its bound, or on the control boot the
+# inversion the bound must not allow.
+# VTIME_VERDICT=bounded in the environment judges the control boot by
+# the bounds, to see them fail there.
+verdict=bounded
+[ $proxy = on ] || verdict=inversion-shown
+verdict=${VTIME_VERDICT:-$verdict}
+
+# timed NAME COMMAND...: COMMAND as a timed section (output in
+# $T/NAME.out, exit status in rc); false when the warp guard rejected
+# it (its checks skipped).
+timed() {
+	_n=$1
+	shift
+	warp_begin
+	"$@" > "$T/$_n.out" 2>&1
+	rc=$?
+	warp_end "$_n" && return 0
+	for _c in completes $verdict; do
+		skip "vtime/$_n-$_c" "the warp guard rejected the timed section"
+	done
+	return 1
+}
+# completes NAME WHY: vtime/NAME-completes, ok when WHY is empty.
+completes() {
+	check "vtime/$1-completes" "$2" [ -z "$2" ]
+	[ -z "$2" ]
+}
+# bound NAME WHY TEST...: vtime/NAME, ok when TEST succeeds.
+bound() {
+	if eval "$3"; then ok "vtime/$1"; else notok "vtime/$1" "$2"; fi
+}
+
+# lab NAME N ARGS...: an inversion run of N iterations and its figures.
+lab() {
+	name=$1 n=$2
+	shift 2
+	timed "$name" inversion "$@" -n "$n" -b 1000 -q -t 120 -o "$T/$name.json" || return 1
+	jvars "$T/$name.json" count=.latency.count capped=.checks.hog_capped \
+		p50=.latency.p50 max=.latency.max burn=.params.burn_ns
+	why=''
+	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+	elif [ "$count" != "$n" ] || [ -z "$capped" ] || [ -z "$max" ]; then
+		why="result file: count ${count:-none} of $n, hog_capped ${capped:-none}, max ${max:-none}"
+	fi
+	completes "$name" "$why" || return 1
+	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, max $((max / 1000)) us"
+}
+
+# rt: the hog runs at a higher priority than the owner on the one CPU;
+# with proxy the waiter's context runs the owner's 1-ms burn at once.
+if lab rt 20 rt; then
+	if [ $verdict = bounded ]; then
+		bound rt-bounded "$capped of 20 waits hog-capped, longest $((max / 1000)) us (limits 0, 2 burns of $((burn / 1000)) us)" \
+			"[ $capped = 0 ] && [ $max -lt $((2 * burn)) ]"
+	else
+		bound rt-inversion-shown "only $capped of 20 waits hog-capped with proxy off (want >= 10)" \
+			"[ $capped -ge 10 ]"
+	fi
+fi
+
+# dl: the waiter may spin out its 5-ms budget on the owner and wait for
+# its next 20-ms period before the owner's burn completes: a wait spans
+# at most about one period plus the burn (seen 19-21 ms in the bench's
+# icount runs), never the 100-ms hog burst.
+if lab dl 20 dl; then
+	if [ $verdict = bounded ]; then
+		bound dl-bounded "$capped of 20 waits hog-capped, longest $((max / 1000)) us (limits 0, 40 ms: two 20-ms periods)" \
+			"[ $capped = 0 ] && [ $max -lt 40000000 ]"
+	else
+		bound dl-inversion-shown "only $capped of 20 waits hog-capped with proxy off (want >= 10)" \
+			"[ $capped -ge 10 ]"
+	fi
+fi
+
+# rwsem NAME LIMIT WHO ARGS...: an mmapdemo run; the timed thread's
+# longest wait over the throttled writer's critical section (its CPU
+# time per operation) at most LIMIT with proxy, >= 20 without.
+rwsem() {
+	name=$1 lim=$2 who=$3
+	shift 3
+	timed "$name" mmapdemo -q -H 0 --throttle -o "$T/$name.json" "$@" || return 0
+	jvars "$T/$name.json" okf=.ok max=.latency.max cs=.checks.background_cpu_ns_avg
+	why=''
+	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+	elif [ "$okf" != true ] || [ "${cs:-0}" -le 0 ] || [ -z "$max" ]; then
+		why="result file: ok ${okf:-none}, critical section ${cs:-none} ns, max ${max:-none}"
+	fi
+	completes "$name" "$why" || return 0
+	# tenths of the critical section
+	r=$((max * 10 / cs))
+	echo "# $name ($proxy): longest wait $((max / 1000)) us, the writer's critical section $((cs / 1000)) us: $((r / 10)).$((r % 10))x"
+	if [ $verdict = bounded ]; then
+		bound "$name-bounded" "$who's longest wait $((r / 10)).$((r % 10))x the writer's critical section (limit ${lim}x)" \
+			"[ $r -le $((lim * 10)) ]"
+	else
+		bound "$name-inversion-shown" "$who's longest wait $((r / 10)).$((r % 10))x the writer's critical section with proxy off (want >= 20x)" \
+			"[ $r -ge 200 ]"
+	fi
+}
+rwsem mmap 2 reader -d 2s
+rwsem inode 3 "the other writer" -d 1s --inode --size 4
+
+warp_guard vtime/warp-guard
+finish
