@@ -3,6 +3,7 @@
 # the off mode, one bar per mode, log axis; 1 = no change, 0.1 = the
 # inversion goal.  Called by plots/plot.sh:
 #   out='PNG' title='...' data='FILE' ncols=N colors='#rgb ...' ymin=R ymax=R
+#   [ylabel='...']
 # FILE: a header "scenario mode1 mode2 ..." then one row per scenario
 # (off itself is the dashed line at 1, not a bar).
 set terminal pngcairo size 1100,560 font ',10' noenhanced
@@ -10,7 +11,8 @@ set output out
 set title title
 set logscale y
 set format y '%g'
-set ylabel 'p99 / p99 of off (log; hackbench, messaging: median time)'
+if (!exists("ylabel")) ylabel = 'p99 / p99 of off (log; hackbench, messaging: median time)'
+set ylabel ylabel
 set grid ytics
 set key top right box opaque autotitle columnhead
 set style data histograms

@@ -7,6 +7,12 @@
 #   messaging-runs.png   the same for perf bench sched messaging
 #   overview.png         p99 of every scenario relative to off, per mode
 #                        (hackbench, messaging: the median time)
+# and, with rt_mutex runs (bench/run.sh --locks mutex,rtmutex):
+#   <scenario>-locks-cdf.png  the four ways side by side: proxy off/on x
+#                        lab mutex/rt_mutex (the inversion, PI, proxy
+#                        execution, PI with proxy on)
+#   locks-overview.png   p99 of each inversion relative to off + mutex, one
+#                        bar per way (contend left out: not an inversion)
 #
 # Usage: plots/plot.sh RESULTS_DIR
 #
@@ -103,6 +109,85 @@ for s in $scenarios; do
 		"$here/cdf.gp"
 	n=$((n + 1))
 done
+
+# The four ways of bench/run.sh --locks mutex,rtmutex: per lock scenario
+# with an rt_mutex run, off and each proxy mode on a mutex and an
+# rt_mutex; colours: off + mutex red, off + rt_mutex (PI) blue, proxy +
+# mutex green, proxy + rt_mutex teal.
+# inversion (off + mutex), PI (off + rt_mutex), proxy (a proxy mode +
+# mutex), PI+proxy-on; one word each without parentheses (gnuplot's
+# word() splits the lists on blanks, and a parenthesis hid a line).
+way_name() {
+	p=''; [ "$1" = off ] || [ "$1" = current ] || p=$1:
+	case $1:$2 in
+	off:mutex) echo 'inversion' ;;
+	off:rtmutex) echo 'PI' ;;
+	*:mutex) echo "${p}proxy" ;;
+	*) echo "${p}PI+proxy-on" ;;
+	esac
+}
+way_color() {
+	case $1:$2 in off:mutex) echo '#d62728' ;; off:rtmutex) echo '#1f77b4' ;; *:mutex) echo '#2ca02c' ;; *) echo '#17becf' ;; esac
+}
+lock_plots() {
+	bases=$(for s in $scenarios; do case $s in *-rtmutex) echo "${s%-rtmutex}" ;; esac; done)
+	[ -n "$bases" ] || return 0
+	k=0
+	for b in $bases; do
+		files='' names='' colors=''
+		: > "$pd/$b-locks.pct"
+		for m in $modes; do
+			for l in mutex rtmutex; do
+				s=$b; [ $l = mutex ] || s=$b-$l
+				h=$res/$m/$s/all.hist
+				awk -F'\t' -v m="$m" -v s="$s" -v l="$(way_name "$m" "$l")" '$1 == m && $2 == s {
+					for (f = 7; f <= 10; f++) v[f] = $f == "-" ? 0.001 : $f / 1e6
+					printf "%s %g %g %g %g\n", l, v[7], v[8], v[9], v[10] }' "$res/summary.tsv" >> "$pd/$b-locks.pct"
+				[ -s "$h" ] && grep -qv '^#' "$h" || continue
+				files="$files $h" names="$names $(way_name "$m" "$l")" colors="$colors $(way_color "$m" "$l")"
+			done
+		done
+		[ -n "$files" ] || continue
+		ymin=$(awk '{ for (f = 2; f <= 5; f++) if ($f > 0.001 && (m == "" || $f < m)) m = $f }
+			END { e = 1; if (m == "") m = 1; while (e > m) e /= 10; while (e * 10 <= m) e *= 10; print e / 10 }' "$pd/$b-locks.pct")
+		gnuplot -e "out='$pd/$b-locks-cdf.png'; title='$b: proxy execution vs rt_mutex PI ($stamp)'; files='$files'; names='$names'; colors='$colors'; pct='$pd/$b-locks.pct'; xlabel='waiter lock wait (ms, log)'; ymin=$ymin" \
+			"$here/cdf.gp"
+		k=$((k + 1))
+	done
+	# locks-overview.dat: each inversion's p99 over off + mutex's, per way.
+	echo " $modes " | grep -q ' off ' || return 0
+	{
+		printf 'scenario'
+		for m in $modes; do
+			for l in mutex rtmutex; do [ "$m:$l" = off:mutex ] || printf ' %s' "$(way_name "$m" "$l")"; done
+		done
+		echo
+		for b in $bases; do
+			[ "$b" != contend ] || continue
+			printf '%s' "$b"
+			for m in $modes; do
+				for l in mutex rtmutex; do
+					[ "$m:$l" != off:mutex ] || continue
+					s=$b; [ $l = mutex ] || s=$b-$l
+					awk -F'\t' -v m="$m" -v s="$s" -v b="$b" '$1 == "off" && $2 == b { off = $8 }
+						$1 == m && $2 == s { v = $8 }
+						END { printf " %s", v == "" || v == "-" || off == "" || off == "-" || off + 0 == 0 ? "NaN" : v / off }' "$res/summary.tsv"
+				done
+			done
+			echo
+		done
+	} > "$pd/locks-overview.dat"
+	awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "NaN") n++ } END { exit !n }' "$pd/locks-overview.dat" || return 0
+	lcolors=$(for m in $modes; do for l in mutex rtmutex; do [ "$m:$l" = off:mutex ] || way_color "$m" "$l"; done; done | tr '\n' ' ')
+	# shellcheck disable=SC2046
+	set -- $(awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "NaN" && $i > 0) {
+			if (lo == "" || $i < lo) lo = $i; if ($i > hi) hi = $i } }
+		END { a = 0.001; while (lo != "" && a > lo / 2) a /= 10; b = 20; while (b < hi * 3) b *= 10; print a, b }' "$pd/locks-overview.dat")
+	gnuplot -e "out='$pd/locks-overview.png'; title='p99 relative to proxy off + mutex (the inversion) ($stamp)'; data='$pd/locks-overview.dat'; ncols=$(head -1 "$pd/locks-overview.dat" | wc -w); colors='$lcolors'; ymin=$1; ymax=$2; ylabel='p99 / p99 of proxy off + mutex (log)'" \
+		"$here/overview.gp"
+	echo "plot: $k scenarios x 4 ways + locks-overview in $pd" >&2
+}
+lock_plots
 
 # overview.dat: scenario, then each mode's p99 ratio (hackbench, messaging:
 # p50) to off; a mode without any ratio (all its scenarios failed) is left
