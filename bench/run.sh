@@ -27,7 +27,9 @@
 #                      and, not in the default list: cgweight (the waiter's
 #                      cgroup cpu.weight 10000, the owner's 1), mixed (FIFO
 #                      waiter -> nice-0 owner -> nice-19 owner), contend
-#                      (throughput of 4 workers on 2 lab locks)
+#                      (throughput of 4 workers on 2 lab locks); a lock
+#                      scenario named SCENARIO-rtmutex runs on rt_mutexes
+#                      whatever --locks says (the self-test's short list)
 #   --locks LIST       comma list of mutex,rtmutex (default mutex): the lab
 #                      lock type of the lock scenarios (cfs, rt, dl, chain,
 #                      xcpu, cgweight, mixed, contend); each runs once per
@@ -102,7 +104,7 @@ cli_prog=bench
 
 all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,mmap,inode,cyclictest,cyclictest-load,hackbench,messaging
-scen_re='cfs|rt|dl|chain|xcpu|cgweight|mixed|contend|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging'
+scen_re='(cfs|rt|dl|chain|xcpu|cgweight|mixed|contend)(-rtmutex)?|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging'
 modes=$all_modes scenarios=$all_scen locks=mutex duration='' cpus=2 repeat=1 burn=1000
 quick='' compare='' out='' plots=1 interleave=1 clock=icount inject=''
 while test $# -gt 0; do
@@ -146,7 +148,9 @@ fi
 lock_scen() { case $1 in cfs|rt|dl|chain|xcpu|cgweight|mixed|contend) true ;; *) false ;; esac; }
 given=$scenarios scenarios=''
 for s in $(echo "$given" | tr ',' ' '); do
-	if lock_scen "$s"; then
+	if [ "${s%-rtmutex}" != "$s" ]; then
+		scenarios="$scenarios,$s"
+	elif lock_scen "$s"; then
 		for l in $(echo "$locks" | tr ',' ' '); do
 			case $l in mutex) scenarios="$scenarios,$s" ;; *) scenarios="$scenarios,$s-$l" ;; esac
 		done
@@ -155,6 +159,8 @@ for s in $(echo "$given" | tr ',' ' '); do
 	fi
 done
 scenarios=${scenarios#,}
+[ "$(echo "$scenarios" | tr ',' '\n' | sort | uniq -d)" = '' ] ||
+	usage "--scenarios: $(echo "$scenarios" | tr ',' '\n' | sort | uniq -d | head -1) twice (with --locks)"
 case ,$modes,:${inject#*:} in
 *,"${inject%%:*}",*:*) [ "${inject#*:}" -le "$repeat" ] || usage "--inject-host-io $inject: there are $repeat runs" ;;
 *:) ;;
@@ -448,8 +454,8 @@ if [ "$sumrc" != 0 ] && { [ ! -f "$res/runs.tsv" ] ||
 fi
 # The four-way table (proxy execution vs priority inheritance), with
 # rt_mutexes among the lock types.
-case ,$locks, in
-*,rtmutex,*) "$top/bench/locktable.sh" "$res" || failed=1 ;;
+case ,$scenarios, in
+*-rtmutex,*) "$top/bench/locktable.sh" "$res" || failed=1 ;;
 esac
 if [ -n "$plots" ]; then
 	"$top/plots/plot.sh" "$res" || echo "bench: plots/plot.sh failed (results are complete)" >&2
