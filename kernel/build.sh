@@ -5,7 +5,8 @@
 # Usage: kernel/build.sh lean|debug|kasan|kasan-nolockdep|step|mutant
 #   debug: lockdep and the detectors; kasan: debug + KASAN (the soak);
 #   kasan-nolockdep: KASAN and the detectors without lock debugging,
-#   which changes what the locks do (kernel/config/debug.config)
+#   which changes what the locks do (kernel/config/debug.config), and
+#   without BTF (no BPF program runs on it: kernel/config/nobtf.config)
 #   step: the lean configuration of build/linux-series, the tree
 #   kernel/boot-steps.sh checks out at one step of the series
 #   mutant: the lean configuration of build/linux-mutant, the series
@@ -35,7 +36,7 @@ step) frags="$cfg/lean.config" tree=$top/build/linux-series ;;
 mutant) frags="$cfg/lean.config" tree=$top/build/mutant/linux ;;
 debug) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config" ;;
 kasan) frags="$cfg/lean.config $cfg/detectors.config $cfg/debug.config $cfg/kasan.config" ;;
-kasan-nolockdep) frags="$cfg/lean.config $cfg/detectors.config $cfg/kasan.config $cfg/nolockdep.config" ;;
+kasan-nolockdep) frags="$cfg/lean.config $cfg/detectors.config $cfg/kasan.config $cfg/nolockdep.config $cfg/nobtf.config" ;;
 -h|--help) usage ;;
 *) usage "unknown flavour '$flavour'" ;;
 esac

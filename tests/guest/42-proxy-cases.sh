@@ -42,12 +42,24 @@
 #               its own CPU again (return migration, either strategy: the
 #               script also boots return=ttwu), and the hog must keep at
 #               least half of its CPU meanwhile.
+#  woken-queued a FIFO waiter that proxy execution keeps queued on its CPU
+#               (never migrated) is woken by the unlock while a higher FIFO
+#               hog computes 400 ms there and other CPUs are free: it must
+#               run within 100 ms of the unlock (a quarter of the hog's
+#               run), as a sleeping waiter woken onto a free CPU does with
+#               proxy execution off (the control boot).
+#  return-busy  a FIFO donor that proxy execution migrated to its owner's
+#               CPU gets the mutex from the owner it runs for while a higher
+#               FIFO hog computes 400 ms on its own CPU: the same bound.
+#               These two are timing checks: lean kernels only (and the
+#               proxy-off boot, which runs only them).
 #
 # The AA cases are 43-proxy-aa.sh (they leave blocked threads behind).
 #
 # Usage: sh 42-proxy-cases.sh   (in the guest)
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=enable,return=ttwu
+# pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-boot: debug
 # pxtest-boot: kasan-nolockdep
 # pxtest-cpus: 4
@@ -92,6 +104,32 @@ field() { tr ' ' '\n' < "$T/$1.res" | sed -n "s/^$2=//p" | head -1; }
 bad_log() {
 	grep -E 'KASAN|refcount_t|WARNING|BUG|Oops|list_(add|del) corruption' "$T/$1.dmesg"
 }
+
+# busy CASE NAME: woken-queued or return-busy (see above), bound 100 ms.
+busy() {
+	echo 400 > /sys/module/test_proxy_exec/parameters/window_ms
+	run_case $1
+	echo 200 > /sys/module/test_proxy_exec/parameters/window_ms
+	wu=$(field $1 wait_us)
+	if [ -z "$wu" ]; then
+		notok "cases/$2" "the case did not run: $(cat "$T/$1.res")"
+	else
+		check "cases/$2" "the FIFO waiter ran $wu us after the unlock, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
+			[ "$wu" -lt 100000 ]
+	fi
+	check "cases/$2-log-clean" "$warns WARNs; $(bad_log $1 | head -3)" \
+		[ "$warns" = 0 -a -z "$(bad_log $1)" ]
+}
+case $(uname -r) in
+*-debug*|*-kasan*) timing='' ;;
+*) timing=1 ;;
+esac
+if grep -qw 'proxy_exec=disable' /proc/cmdline; then
+	busy woken_queued woken-queued
+	busy return_busy return-busy
+	modprobe -r test_proxy_exec 2> /dev/null
+	finish
+fi
 
 # --- stale-owner
 run_case stale_owner
@@ -169,5 +207,9 @@ fi
 warns=$(($(cat /sys/kernel/warn_count) - w_rest))
 check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up_write | head -3)" \
 	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_reader)$(bad_log rewoken_mutex)$(bad_log readers_chain)$(bad_log return)" ]
+if [ -n "$timing" ]; then
+	busy woken_queued woken-queued
+	busy return_busy return-busy
+fi
 modprobe -r test_proxy_exec 2> /dev/null
 finish
