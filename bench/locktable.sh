@@ -11,13 +11,13 @@
 #        bench/locktable.sh -h|--help|-V|--version
 #
 # Reads summary.tsv and runs.tsv (bench/summarize.sh) and each run's
-# r<N>.json (checks.owner_cpu_share.p50, checks.operations_per_s); writes
+# r<N>.json (checks.owner_cpu_share.mean, checks.operations_per_s); writes
 # locks.tsv and locks.txt (printed).  A mode other than off is a proxy
 # mode (normally current).  Columns of locks.tsv, tab-separated, "-" for
 # none: scenario, mode, lock, mechanism, status, runs_ok, runs, count,
 # p50, p99, max (ns), p99_min, p99_max, p99/off (p99 over off + mutex's),
 # spread_p99 ((max - min) / median of the runs), owner_share (median of
-# the runs' p50 share, 0..1), ops_per_s (median), ops/off.
+# the runs' mean share, 0..1), ops_per_s (median), ops/off.
 # Exit status: 0; 1 no rt_mutex results in the folder; 64 usage.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,7 +82,7 @@ for b in $bases; do
 			if [ "$b" = contend ]; then
 				share=- ops=$(runval "$m" "$s" .checks.operations_per_s)
 			else
-				share=$(runval "$m" "$s" .checks.owner_cpu_share.p50) ops=-
+				share=$(runval "$m" "$s" .checks.owner_cpu_share.mean) ops=-
 			fi
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$m" "$l" "$mech" "$row" "$share" "$ops" >> "$T.rows"
 		done
@@ -105,7 +105,7 @@ clock=$(param clock)
 	echo "# proxy execution vs rt_mutex priority inheritance, $(param created), $(param kernel_release), git $(param git_head | cut -c1-12)"
 	echo "# clock $clock, $(param cpus) vCPUs, $(param repeat) run(s) of $(param duration_s) s per scenario, interleave=$(param interleave);" \
 		"times in ms, medians over the runs; p99/off: over proxy off + mutex"
-	echo "# owner share: the (last) owner's CPU time over the time from the waiter's request to its unlock (median of the runs' p50)"
+	echo "# share: the (last) owner's CPU time over the time from the waiter's request to its unlock, the mean over the waits (median of the runs')"
 	! echo "$bases" | grep -qx contend ||
 		echo "# contend: 4 workers, 2 locks, 10-us critical sections; ops/s instead of the owner share, ratio to off + mutex"
 	awk -F'\t' '

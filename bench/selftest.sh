@@ -40,9 +40,11 @@
 # execution (current, mutex) removes each of the seven (proxy-removes-*:
 # <= 0.1x; dl is a known failure, XFAIL: the waiter's own DEADLINE
 # runtime bounds its owner, bench/README.md); on cfs and cgweight PI
-# leaves the inversion as it is (pi-leaves-*: within the noise of
-# bench/compare.sh, the larger of 20% and the two sides' relative p99
-# spreads); the owner ran on the waiter's behalf (owner-share-rt: its CPU
+# leaves the inversion as it is (pi-leaves-*: p99 within the noise of
+# the inversion's, the larger of 50% and the two sides' relative p99
+# spreads: a 1-s run has two or three waits of ~0.4 s there, and a 5-s
+# run's p99 moved 15-20% between PI and none; a PI that removed it would
+# be 0.1x); the owner ran on the waiter's behalf (owner-share-rt: its CPU
 # share while the waiter waited is over 0.5 with PI and with proxy
 # execution, under 0.1 in the inversion); locks.tsv has every row.  Before the runs, "bench/cli/...":
 # bench/run.sh, postmortem.sh, overhead.sh, spread.sh, tests/soak.sh and
@@ -194,7 +196,8 @@ lock_checks() {
 		[ "$sc" != dl ] || why="the donor's DEADLINE runtime (5 of 20 ms) is charged for its owner's critical sections, so a wait that finds it spent lasts to the next period; PI's boosted owner is not throttled (bench/README.md)"
 		bound "proxy-removes-$sc" "proxy execution on $sc" current "$sc" "$sc" 0.1 "$why"
 	done
-	# PI leaves a fair inversion alone: within bench/compare.sh's noise.
+	# PI leaves a fair inversion alone: within the noise (50% or the
+	# spreads; removed would be <= 0.1x).
 	for sc in cfs cgweight; do
 		case " $scenarios " in *" $sc-rtmutex "*) ;; *) continue ;; esac
 		a=$(row off "$sc-rtmutex") b=$(row off "$sc")
@@ -204,14 +207,14 @@ lock_checks() {
 		fi
 		# shellcheck disable=SC2086
 		v=$(echo $a $b | awk '{ d = $1 / $5 - 1; if (d < 0) d = -d
-			n = 0.2; if ($4 != "-" && $4 > n) n = $4; if ($8 != "-" && $8 > n) n = $8
+			n = 0.5; if ($4 != "-" && $4 > n) n = $4; if ($8 != "-" && $8 > n) n = $8
 			printf "%.3f %.3f %d", d, n, d <= n }')
 		msg="PI on $sc: p99 $(echo "$a" | awk '{ printf "%.1f", $1 / 1e6 }') ms against the inversion's $(echo "$b" | awk '{ printf "%.1f", $1 / 1e6 }') ms, $(echo "$v" | awk '{ printf "%.0f%% apart, noise %.0f%%", $1 * 100, $2 * 100 }')"
 		if [ "${v##* }" = 1 ]; then ok "$p/pi-leaves-$sc"; echo "# $p/pi-leaves-$sc: $msg"
 		else notok "$p/pi-leaves-$sc" "$msg"; fi
 	done
 	# The owner ran on the waiter's behalf: its CPU share while the
-	# waiter waited (median of the accepted runs' p50, locks.tsv).
+	# waiter waited (the median of the accepted runs' mean, locks.tsv).
 	lt=$res/locks.tsv
 	if [ ! -s "$lt" ]; then
 		notok "$p/locks-table" "no $lt (bench/locktable.sh)"

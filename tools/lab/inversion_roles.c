@@ -211,7 +211,7 @@ void owner_share_summary(double *p50, double *min, double *max, double *mean)
 	qsort(sh->share, n, sizeof(sh->share[0]), cmp_u32);
 	for (i = 0; i < n; i++)
 		sum += sh->share[i];
-	*p50 = sh->share[px_nearest_rank(n, 0.5) - 1] / 1e6;
+	*p50 = sh->share[px_nearest_rank(n, 50) - 1] / 1e6;	/* p in percent */
 	*min = sh->share[0] / 1e6;
 	*max = sh->share[n - 1] / 1e6;
 	*mean = (double)sum / n / 1e6;
