@@ -11,6 +11,13 @@
 #   dl     a DEADLINE waiter (5 ms per 20 ms): 0 of 20 waits hog-capped
 #          (the multi-threaded boots allowed 1 of 10), the longest under
 #          two of its periods
+#   chain  a chain of three owners: none hog-capped, the longest under
+#          2 burns (40-lab.sh's multi-threaded bound: a p50 under 5)
+#   sleep-owner  the owner sleeps 1 ms, then burns 1 ms: the longest
+#          under 3 ms (40-lab.sh's: a p50 under 30 ms)
+#   cfs    the owner at cpu.weight 1 beside spinners, also throttled by
+#          cpu.max: the longest under 2 burns (40-lab.sh's: a p50 under
+#          10 burns)
 #   mmap   mmap_lock held for writing by a throttled nice-19 thread: the
 #          reader's longest wait under 2x the writer's critical section
 #          (41-rwsem.sh's multi-threaded bound was 6x)
@@ -74,15 +81,15 @@ bound() {
 
 # lab NAME N ARGS...: an inversion run of N iterations and its figures.
 lab() {
-	name=$1 n=$2
+	name=$1 iters=$2
 	shift 2
-	timed "$name" inversion "$@" -n "$n" -b 1000 -q -t 120 -o "$T/$name.json" || return 1
+	timed "$name" inversion "$@" -n "$iters" -b 1000 -q -t 120 -o "$T/$name.json" || return 1
 	jvars "$T/$name.json" count=.latency.count capped=.checks.hog_capped \
 		p50=.latency.p50 max=.latency.max burn=.params.burn_ns
 	why=''
 	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
-	elif [ "$count" != "$n" ] || [ -z "$capped" ] || [ -z "$max" ]; then
-		why="result file: count ${count:-none} of $n, hog_capped ${capped:-none}, max ${max:-none}"
+	elif [ "$count" != "$iters" ] || [ -z "$capped" ] || [ -z "$max" ]; then
+		why="result file: count ${count:-none} of $iters, hog_capped ${capped:-none}, max ${max:-none}"
 	fi
 	completes "$name" "$why" || return 1
 	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, max $((max / 1000)) us"
@@ -113,6 +120,51 @@ if lab dl 20 dl; then
 			"[ $capped -ge 10 ]"
 	fi
 fi
+
+# chain: the waiter blocks on a chain of three owners, the last burning
+# beside the hog on the one CPU: proxy follows it to the end (seen: the
+# longest 1.05 ms).
+if lab chain 10 chain -D 3; then
+	if [ $verdict = bounded ]; then
+		bound chain-bounded "$capped of 10 waits hog-capped, longest $((max / 1000)) us (limits 0, 2 burns)" \
+			"[ $capped = 0 ] && [ $max -lt $((2 * burn)) ]"
+	else
+		bound chain-inversion-shown "only $capped of 10 waits hog-capped with proxy off (want >= 5)" \
+			"[ $capped -ge 5 ]"
+	fi
+fi
+
+# sleep-owner: the owner sleeps 1 ms holding the mutex, then burns 1 ms;
+# the donor parked on it is woken with it: a wait is the sleep and the
+# burn (seen 2.04 ms), under the sleep and two burns.  (40-lab's
+# multi-threaded bound is a p50 under 30 ms.)
+if lab sleep-owner 10 sleep-owner -s 1000; then
+	if [ $verdict = bounded ]; then
+		bound sleep-owner-bounded "$capped of 10 waits hog-capped, longest $((max / 1000)) us (limits 0, 3 ms: the 1-ms sleep and 2 burns)" \
+			"[ $capped = 0 ] && [ $max -lt 3000000 ]"
+	else
+		bound sleep-owner-inversion-shown "only $capped of 10 waits hog-capped with proxy off (want >= 5)" \
+			"[ $capped -ge 5 ]"
+	fi
+fi
+
+# cfs: the owner in a cgroup of cpu.weight 1 beside normal-weight
+# spinners, with and without cpu.max throttling it: the waiter's context
+# runs the owner's burn (seen: the longest 1.04 ms); without proxy the
+# owner gets its weight's share (seen: p50 405 and 509 ms).  No hog cap
+# here: the control is the median, at least 50 burns.
+for c in cfs: cfs-throttle:--throttle; do
+	cn=${c%%:*}
+	# shellcheck disable=SC2086 # no option or one
+	lab "$cn" 4 cfs ${c#*:} || continue
+	if [ $verdict = bounded ]; then
+		bound "$cn-bounded" "longest $((max / 1000)) us (limit 2 burns of $((burn / 1000)) us)" \
+			"[ $max -lt $((2 * burn)) ]"
+	else
+		bound "$cn-inversion-shown" "p50 only $((p50 / 1000)) us with proxy off (want >= 50 burns)" \
+			"[ $p50 -ge $((50 * burn)) ]"
+	fi
+done
 
 # rwsem NAME LIMIT WHO ARGS...: an mmapdemo run; the timed thread's
 # longest wait over the throttled writer's critical section (its CPU
@@ -150,13 +202,13 @@ rwsem inode 3 "the other writer" -d 1s --inode --size 4
 # multi-threaded bound was a p50 under 5 burns).
 if [ -e /sys/kernel/debug/proxylab_rwsem_state ]; then
 	for l in wmr:write,mutex,read rwm:read,write,mutex; do
-		n=mixed-${l%%:*}
-		lab "$n" 10 chain -D 3 --locks "${l#*:}" || continue
+		mx=mixed-${l%%:*}
+		lab "$mx" 10 chain -D 3 --locks "${l#*:}" || continue
 		if [ $verdict = bounded ]; then
-			bound "$n-bounded" "$capped of 10 waits hog-capped, longest $((max / 1000)) us (limits 0, 2 burns of $((burn / 1000)) us)" \
+			bound "$mx-bounded" "$capped of 10 waits hog-capped, longest $((max / 1000)) us (limits 0, 2 burns of $((burn / 1000)) us)" \
 				"[ $capped = 0 ] && [ $max -lt $((2 * burn)) ]"
 		else
-			bound "$n-inversion-shown" "only $capped of 10 waits hog-capped with proxy off (want >= 5)" \
+			bound "$mx-inversion-shown" "only $capped of 10 waits hog-capped with proxy off (want >= 5)" \
 				"[ $capped -ge 5 ]"
 		fi
 	done
