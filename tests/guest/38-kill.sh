@@ -6,10 +6,13 @@
 # the waiter's donation runs it.  The scenario then fails (it lost a task)
 # but every task of it must exit promptly, no lab mutex may stay held, and
 # the next run must be clean; the runner's console scan catches any WARN.
-# With proxy execution on (lean, debug): the paths under test are its own.
+# With proxy execution on: the paths under test are its own.  On the
+# debug kernel only: nothing here is timed beyond generous limits, and
+# what a kill mid-proxy can break (blocked_on left behind, a list or
+# lock misused, a hung task) is what lockdep, DEBUG_MUTEXES, DEBUG_LIST
+# and the hung-task detector report; the lean boot repeated every check.
 #
 # Usage: sh 38-kill.sh   (in the guest)
-# pxtest-boot: lean
 # pxtest-boot: debug
 # pxtest-cpus: 4
 # pxtest-timeout: 240

@@ -7,9 +7,10 @@
 # late wakeup naming the lab's waiter, mutex and holder (the waker) and
 # none under the threshold, proxytop -b the header and
 # the owner's row.  With proxy_exec=disable every tool runs and reports
-# no proxy activity.  Error paths (on the proxy boot: none depends on the
-# mode): bad arguments, no BTF, no sched_proxy events, not root; not root
-# but CAP_BPF and CAP_PERFMON is accepted, one of the two alone is not.
+# no proxy activity.  On the proxy boot only (none depends on the mode):
+# pxwakelat's slots, and the error paths: bad arguments, no BTF, no
+# sched_proxy events, not root; not root but CAP_BPF and CAP_PERFMON is
+# accepted, one of the two alone is not.
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-cpus: 4
@@ -491,34 +492,37 @@ rmdir $CG/wl 2>/dev/null
 # tasks keep taking it from each other: evictions, counted and shown.
 # With -w only blocked mutex waiters take a slot (the filter is in BPF),
 # so the same run evicts (next to) nothing.
-if tool_start sl pxwakelat -j --slots 1 99 && tool_start slw pxwakelat -j -w --slots 1 99; then
-	inversion rt -n 10 -q > "$T/inv.out" 2>&1 || say "inversion rt: $(tail -1 "$T/inv.out")"
-	tool_stop sl; rc1=$rc
-	tool_stop slw; rc2=$rc
-	ev=$(jlast "$T/sl.out" .evicted)
-	evw=$(jlast "$T/slw.out" .evicted)
-	say "evictions with one slot: ${ev:-?} (all tasks), ${evw:-?} (-w)"
-	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -z "$ev" ] || [ -z "$evw" ]; then
-		notok "bpf-tools/$boot/pxwakelat/evictions" "exit $rc1/$rc2, no evicted count: $(head -2 "$T/sl.err")"
-	elif [ "$ev" -eq 0 ]; then
-		notok "bpf-tools/$boot/pxwakelat/evictions" "no eviction with one slot for all tasks"
+# The slots do not depend on the mode: on the proxy boot only.
+if [ $proxy = 1 ]; then
+	if tool_start sl pxwakelat -j --slots 1 99 && tool_start slw pxwakelat -j -w --slots 1 99; then
+		inversion rt -n 10 -q > "$T/inv.out" 2>&1 || say "inversion rt: $(tail -1 "$T/inv.out")"
+		tool_stop sl; rc1=$rc
+		tool_stop slw; rc2=$rc
+		ev=$(jlast "$T/sl.out" .evicted)
+		evw=$(jlast "$T/slw.out" .evicted)
+		say "evictions with one slot: ${ev:-?} (all tasks), ${evw:-?} (-w)"
+		if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -z "$ev" ] || [ -z "$evw" ]; then
+			notok "bpf-tools/$boot/pxwakelat/evictions" "exit $rc1/$rc2, no evicted count: $(head -2 "$T/sl.err")"
+		elif [ "$ev" -eq 0 ]; then
+			notok "bpf-tools/$boot/pxwakelat/evictions" "no eviction with one slot for all tasks"
+		else
+			ok "bpf-tools/$boot/pxwakelat/evictions"
+		fi
+		if [ -n "$ev" ] && [ -n "$evw" ] && [ "$ev" -gt 0 ] && [ $((evw * 10)) -le "$ev" ]; then
+			ok "bpf-tools/$boot/pxwakelat/waiters-in-bpf"
+		else
+			notok "bpf-tools/$boot/pxwakelat/waiters-in-bpf" "-w evicted $evw vs $ev without: other tasks still take slots"
+		fi
 	else
-		ok "bpf-tools/$boot/pxwakelat/evictions"
+		notok "bpf-tools/$boot/pxwakelat/evictions" "pxwakelat --slots 1 did not start: $(head -2 "$T/sl.err" "$T/slw.err")"
 	fi
-	if [ -n "$ev" ] && [ -n "$evw" ] && [ "$ev" -gt 0 ] && [ $((evw * 10)) -le "$ev" ]; then
-		ok "bpf-tools/$boot/pxwakelat/waiters-in-bpf"
-	else
-		notok "bpf-tools/$boot/pxwakelat/waiters-in-bpf" "-w evicted $evw vs $ev without: other tasks still take slots"
+	pm=$(cat /proc/sys/kernel/pid_max)
+	if tool_start sd pxwakelat -j 1 1; then
+		wait "$(tool_pid sd)"
+		want=1; while [ $want -lt "$pm" ]; do want=$((want * 2)); done
+		if grep -q "\"slots\":$want," "$T/sd.out"; then ok "bpf-tools/$boot/pxwakelat/slots-pid-max"
+		else notok "bpf-tools/$boot/pxwakelat/slots-pid-max" "pid_max $pm, want $want slots: $(head -c 300 "$T/sd.out")"; fi
 	fi
-else
-	notok "bpf-tools/$boot/pxwakelat/evictions" "pxwakelat --slots 1 did not start: $(head -2 "$T/sl.err" "$T/slw.err")"
-fi
-pm=$(cat /proc/sys/kernel/pid_max)
-if tool_start sd pxwakelat -j 1 1; then
-	wait "$(tool_pid sd)"
-	want=1; while [ $want -lt "$pm" ]; do want=$((want * 2)); done
-	if grep -q "\"slots\":$want," "$T/sd.out"; then ok "bpf-tools/$boot/pxwakelat/slots-pid-max"
-	else notok "bpf-tools/$boot/pxwakelat/slots-pid-max" "pid_max $pm, want $want slots: $(head -c 300 "$T/sd.out")"; fi
 fi
 
 # --- pxwakelat --min: one event per wakeup at least that late, against

@@ -11,7 +11,10 @@
 # over it.  chain -D 3:
 # the blocked_on chain beyond the owner.  renamedemo: the per-superblock
 # s_vfs_rename_mutex, waiter and owner.  Error paths: bad arguments, a
-# kernel without the sched_proxy events (runs, no donor time).
+# kernel without the sched_proxy events (runs, no donor time).  The
+# proxy_exec=disable boot runs the rt, chain and rename cases (donor time
+# 0 is the control of rt/donor-time); the error paths and --min, which
+# do not depend on the mode, run on the proxy boot only.
 # pxtest-boot: lean
 # pxtest-boot: lean proxy_exec=disable +parallel
 # pxtest-cpus: 4
@@ -30,22 +33,28 @@ say() { echo "# $*"; }
 
 # ------------------------------------------------------------ error paths
 
-for bad in "--min abc" "--min -5" "-p 0x" "--comm waytoolongcommname" "-d 0" "--max-events 0" "extra"; do
+# Neither they nor the tool's own filtering (--min, below) nor a kernel
+# without the sched_proxy events depend on the boot's proxy mode: on the
+# proxy boot only.  The proxy_exec=disable boot is the control of what
+# does (donor time, none there) and runs the tool on the waits it sees.
+if [ $proxy = 1 ]; then
+	for bad in "--min abc" "--min -5" "-p 0x" "--comm waytoolongcommname" "-d 0" "--max-events 0" "extra"; do
+		rc=0
+		# shellcheck disable=SC2086
+		pxlockwait $bad > "$T/bad.out" 2> "$T/bad.err" || rc=$?
+		if [ $rc -eq 64 ] && head -1 "$T/bad.err" | grep -q '^pxlockwait: invalid\|^pxlockwait: unrecognized' &&
+		   [ "$(grep -c . "$T/bad.err")" -eq 2 ] && grep -q "^Try 'pxlockwait --help'" "$T/bad.err" &&
+		   [ ! -s "$T/bad.out" ]; then
+			ok "$P/bad-args '$bad'"
+		else
+			notok "$P/bad-args '$bad'" "exit $rc (want 64), stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
+		fi
+	done
 	rc=0
-	# shellcheck disable=SC2086
-	pxlockwait $bad > "$T/bad.out" 2> "$T/bad.err" || rc=$?
-	if [ $rc -eq 64 ] && head -1 "$T/bad.err" | grep -q '^pxlockwait: invalid\|^pxlockwait: unrecognized' &&
-	   [ "$(grep -c . "$T/bad.err")" -eq 2 ] && grep -q "^Try 'pxlockwait --help'" "$T/bad.err" &&
-	   [ ! -s "$T/bad.out" ]; then
-		ok "$P/bad-args '$bad'"
-	else
-		notok "$P/bad-args '$bad'" "exit $rc (want 64), stderr: $(head -2 "$T/bad.err" | tr '\n' ' ')"
-	fi
-done
-rc=0
-pxlockwait -h > "$T/help.out" 2>&1 || rc=$?
-if [ $rc -eq 0 ] && grep -q 'EXAMPLES' "$T/help.out"; then ok "$P/help"
-else notok "$P/help" "exit $rc or no EXAMPLES in -h"; fi
+	pxlockwait -h > "$T/help.out" 2>&1 || rc=$?
+	if [ $rc -eq 0 ] && grep -q 'EXAMPLES' "$T/help.out"; then ok "$P/help"
+	else notok "$P/help" "exit $rc or no EXAMPLES in -h"; fi
+fi
 
 if [ ! -c /dev/proxylab ] || ! command -v inversion > /dev/null; then
 	notok "$P/lab" "no /dev/proxylab or no inversion program"
@@ -72,21 +81,23 @@ mutex_sym() {
 }
 
 # --- no sched_proxy events: a BTF without them stands for such a kernel.
-# The tool runs, says so in one line, and reports waits without donor time.
-rc=1
-if tool_start noev env PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" \
-	pxlockwait -j --min 100 --max-events 2 --comm inversion; then
-	inversion rt -n 3 -b 2000 -q > /dev/null 2>&1
-	i=0	# --max-events 2: it ends by itself
-	while kill -0 "$(tool_pid noev)" 2>/dev/null && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
-	tool_stop noev
-fi
-if [ $rc -eq 0 ] && [ "$(grep -c . "$T/noev.err")" -eq 3 ] &&
-   grep -q '^pxlockwait: kernel has no sched_proxy trace events.*running without them, no donor time' "$T/noev.err" &&
-   [ "$(jq -r 'select(.donor_ns == null) | .wait_ns' "$T/noev.out" | grep -c .)" -eq 2 ]; then
-	ok "$P/no-events-runs"
-else
-	notok "$P/no-events-runs" "exit $rc, stderr: $(head -3 "$T/noev.err" | tr '\n' ' '), $(grep -c . "$T/noev.out") events"
+if [ $proxy = 1 ]; then
+	# The tool runs, says so in one line, and reports waits without donor time.
+	rc=1
+	if tool_start noev env PXBPF_VMLINUX_BTF="$PX_REPO/build/bpf/pxchain.bpf.o" \
+		pxlockwait -j --min 100 --max-events 2 --comm inversion; then
+		inversion rt -n 3 -b 2000 -q > /dev/null 2>&1
+		i=0	# --max-events 2: it ends by itself
+		while kill -0 "$(tool_pid noev)" 2>/dev/null && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
+		tool_stop noev
+	fi
+	if [ $rc -eq 0 ] && [ "$(grep -c . "$T/noev.err")" -eq 3 ] &&
+	   grep -q '^pxlockwait: kernel has no sched_proxy trace events.*running without them, no donor time' "$T/noev.err" &&
+	   [ "$(jq -r 'select(.donor_ns == null) | .wait_ns' "$T/noev.out" | grep -c .)" -eq 2 ]; then
+		ok "$P/no-events-runs"
+	else
+		notok "$P/no-events-runs" "exit $rc, stderr: $(head -3 "$T/noev.err" | tr '\n' ' '), $(grep -c . "$T/noev.out") events"
+	fi
 fi
 
 # ------------------------------------------------------------- behaviour
@@ -194,45 +205,47 @@ min_vs_all() {
 			if (n + 0 < hi + 0 || n + 0 > lo + 0) print n + 0 " waits reported, want " hi + 0 "-" lo + 0 " (those of --min 200 at " m " ns +- " d ")"
 			else print "ok" }' "$1" "$2"
 }
-F=5 N=4 M=20000
-FA=$(mutex_addr $F)
-if tool_start mlo pxlockwait -j --min 200 --comm inversion && tool_start mhi pxlockwait -j --min $M --comm inversion; then
-	irc=0
-	inversion rt -H 0 -n $N -b 50000 --first-mutex $F -q -o "$T/m1.json" > "$T/inv.out" 2>&1 || irc=$?
-	inversion rt -H 0 -n $N -b 2000 --first-mutex $F -q -o "$T/m2.json" >> "$T/inv.out" 2>&1 || irc=$?
-	tool_stop mhi; hrc=$rc
-	tool_stop mlo; lrc=$rc
-	w=$(jq -s -c 'map(.checks.waiter_pid)' "$T/m1.json" "$T/m2.json" 2>/dev/null)
-	for k in mlo mhi; do
-		jq -r --argjson w "${w:-[]}" --arg a "$FA" \
-			'select(.lock == $a and (.waiter.pid as $p | $w | index($p))) | .wait_ns' \
-			"$T/$k.out" > "$T/$k.ev" 2>/dev/null
-	done
-	say "waiters $w; --min 200: $(tr '\n' ' ' < "$T/mlo.ev"); --min $M: $(tr '\n' ' ' < "$T/mhi.ev")"
-	say "their waits on other mutexes (--min 200): $(jq -r --argjson w "${w:-[]}" --arg a "$FA" \
-		'select(.lock != $a and (.waiter.pid as $p | $w | index($p))) | "\(.wait_ns) ns on \(.lock_sym // .lock)"' \
-		"$T/mlo.out" 2>/dev/null | tr '\n' ';')"
-	bad=$(min_vs_all "$T/mlo.ev" "$T/mhi.ev" $M)
-	if [ $hrc -ne 0 ] || [ $lrc -ne 0 ] || [ $irc -ne 0 ]; then
-		notok "$P/min" "pxlockwait exit $lrc/$hrc, inversion exit $irc: $(tail -1 "$T/inv.out")"
-	elif [ "$(grep -c . "$T/mlo.ev")" -ne $((2 * N)) ]; then
-		notok "$P/min" "$(grep -c . "$T/mlo.ev") waits on lab mutex $F with --min 200, want $((2 * N))"
-	elif [ "$bad" != ok ]; then
-		notok "$P/min" "$bad"
+if [ $proxy = 1 ]; then
+	F=5 N=4 M=20000
+	FA=$(mutex_addr $F)
+	if tool_start mlo pxlockwait -j --min 200 --comm inversion && tool_start mhi pxlockwait -j --min $M --comm inversion; then
+		irc=0
+		inversion rt -H 0 -n $N -b 50000 --first-mutex $F -q -o "$T/m1.json" > "$T/inv.out" 2>&1 || irc=$?
+		inversion rt -H 0 -n $N -b 2000 --first-mutex $F -q -o "$T/m2.json" >> "$T/inv.out" 2>&1 || irc=$?
+		tool_stop mhi; hrc=$rc
+		tool_stop mlo; lrc=$rc
+		w=$(jq -s -c 'map(.checks.waiter_pid)' "$T/m1.json" "$T/m2.json" 2>/dev/null)
+		for k in mlo mhi; do
+			jq -r --argjson w "${w:-[]}" --arg a "$FA" \
+				'select(.lock == $a and (.waiter.pid as $p | $w | index($p))) | .wait_ns' \
+				"$T/$k.out" > "$T/$k.ev" 2>/dev/null
+		done
+		say "waiters $w; --min 200: $(tr '\n' ' ' < "$T/mlo.ev"); --min $M: $(tr '\n' ' ' < "$T/mhi.ev")"
+		say "their waits on other mutexes (--min 200): $(jq -r --argjson w "${w:-[]}" --arg a "$FA" \
+			'select(.lock != $a and (.waiter.pid as $p | $w | index($p))) | "\(.wait_ns) ns on \(.lock_sym // .lock)"' \
+			"$T/mlo.out" 2>/dev/null | tr '\n' ';')"
+		bad=$(min_vs_all "$T/mlo.ev" "$T/mhi.ev" $M)
+		if [ $hrc -ne 0 ] || [ $lrc -ne 0 ] || [ $irc -ne 0 ]; then
+			notok "$P/min" "pxlockwait exit $lrc/$hrc, inversion exit $irc: $(tail -1 "$T/inv.out")"
+		elif [ "$(grep -c . "$T/mlo.ev")" -ne $((2 * N)) ]; then
+			notok "$P/min" "$(grep -c . "$T/mlo.ev") waits on lab mutex $F with --min 200, want $((2 * N))"
+		elif [ "$bad" != ok ]; then
+			notok "$P/min" "$bad"
+		else
+			ok "$P/min"
+		fi
+		# The comparison rejects all the waits, as if --min did nothing.
+		if awk -v m=$((M * 1000 - 5000000)) '$1 < m { f = 1 } END { exit !f }' "$T/mlo.ev"; then
+			bad0=$(min_vs_all "$T/mlo.ev" "$T/mlo.ev" $M)
+			if [ "$bad0" != ok ]; then ok "$P/min-rejects"
+			else notok "$P/min-rejects" "all the waits of --min 200 passed as those of --min $M"; fi
+		else
+			skip "$P/min-rejects" "no wait under $M us - 5 ms in this run: nothing to tell apart"
+		fi
 	else
-		ok "$P/min"
+		tool_stop mlo
+		notok "$P/min" "pxlockwait did not start: $(head -2 "$T/mlo.err" "$T/mhi.err" 2>/dev/null | tr '\n' ' ')"
 	fi
-	# The comparison rejects all the waits, as if --min did nothing.
-	if awk -v m=$((M * 1000 - 5000000)) '$1 < m { f = 1 } END { exit !f }' "$T/mlo.ev"; then
-		bad0=$(min_vs_all "$T/mlo.ev" "$T/mlo.ev" $M)
-		if [ "$bad0" != ok ]; then ok "$P/min-rejects"
-		else notok "$P/min-rejects" "all the waits of --min 200 passed as those of --min $M"; fi
-	else
-		skip "$P/min-rejects" "no wait under $M us - 5 ms in this run: nothing to tell apart"
-	fi
-else
-	tool_stop mlo
-	notok "$P/min" "pxlockwait did not start: $(head -2 "$T/mlo.err" "$T/mhi.err" 2>/dev/null | tr '\n' ' ')"
 fi
 
 # --- chain -D 3: the waiter wants mutex F, holder 0 owns it and is blocked
