@@ -40,10 +40,11 @@ static bool run_errors = true, run_blocking = true;	/* --only */
 
 
 const struct lab_kind lab_mutex = {
-	"mutex", PROXYLAB_IOC_LOCK, PROXYLAB_IOC_UNLOCK, PROXYLAB_IOC_HELD,
+	"mutex", PROXYLAB_IOC_LOCK, PROXYLAB_IOC_UNLOCK, PROXYLAB_IOC_HELD, STATE_PATH, "",
 };
 const struct lab_kind lab_rwsem = {
 	"rwsem", PROXYLAB_IOC_RWSEM_LOCK, PROXYLAB_IOC_RWSEM_UNLOCK, PROXYLAB_IOC_RWSEM_HELD,
+	NULL, "rwsem-",	/* its state file has readers: labcheck_rwsem.c reads it */
 };
 
 /* ioctl result as 0 or an errno. */
@@ -103,10 +104,9 @@ void check_errno(const char *name, int got, int want)
 	check(name, got == want, "got %s, want %s", ename(got), ename(want));
 }
 
-/* debugfs holder pid of mutex @idx, -1 if debugfs is not there. */
-static int state_holder(int idx)
+int kind_state_holder(const struct lab_kind *k, int idx)
 {
-	FILE *f = fopen(STATE_PATH, "re");
+	FILE *f = k->state_path ? fopen(k->state_path, "re") : NULL;
 	char line[128];
 	int i, pid, ret = -1;
 	long long acq;
@@ -119,6 +119,20 @@ static int state_holder(int idx)
 	fclose(f);
 	return ret;
 }
+
+static int state_holder(int idx)
+{
+	return kind_state_holder(&lab_mutex, idx);
+}
+
+const char *kname(const struct lab_kind *k, const char *name)
+{
+	static char n[96];
+
+	snprintf(n, sizeof(n), "%s%s", k->prefix, name);
+	return n;
+}
+
 /*
  * Another process can lock (an rwsem: for writing) and unlock @idx within
  * a second: it is free.
@@ -227,33 +241,33 @@ static void test_nesting(int fd)
 }
 
 /* A waiter killed while blocked in LOCK dies without the lock. */
-static void test_killed_waiter(int fd)
+void test_kind_killed_waiter(const struct lab_kind *k, int fd, int m)
 {
-	int m = base + 5, status, holder;
+	int status, holder;
 	pid_t pid;
 
-	check_errno("lock-for-kill", lock_err(fd, m, 0, NULL), 0);
+	check_errno(kname(k, "lock-for-kill"), kind_lock_err(k, fd, m, 0, NULL), 0);
 	pid = fork();
 	if (!pid) {
 		int cfd = px_lab_open_or_exit(1);
 
-		lock_err(cfd, m, 0, NULL);
+		kind_lock_err(k, cfd, m, 0, NULL);
 		_exit(0);	/* never reached while the parent holds m */
 	}
-	check("waiter-blocks-killable", wait_state(pid, 'D', 3000),
+	check(kname(k, "waiter-blocks-killable"), wait_state(pid, 'D', 3000),
 	      "waiter state %c, want D", px_task_state(pid));
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	check("waiter-killed", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	check(kname(k, "waiter-killed"), WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 	      "status %#x", status);
-	holder = state_holder(m);
-	check("killed-waiter-not-holder", holder == -1 || holder == getpid(),
-	      "debugfs holder of %d is %d, want %d", m, holder, getpid());
-	check_errno("unlock-after-kill", unlock_err(fd, m), 0);
-	holder = state_holder(m);
-	check("killed-waiter-nothing-held", holder == -1 || holder == 0,
-	      "debugfs holder of %d is %d", m, holder);
-	check_free("killed-waiter", m);
+	holder = kind_state_holder(k, m);
+	check(kname(k, "killed-waiter-not-holder"), holder == -1 || holder == getpid(),
+	      "debugfs holder of %s %d is %d, want %d", k->name, m, holder, getpid());
+	check_errno(kname(k, "unlock-after-kill"), kind_unlock_err(k, fd, m), 0);
+	holder = kind_state_holder(k, m);
+	check(kname(k, "killed-waiter-nothing-held"), holder == -1 || holder == 0,
+	      "debugfs holder of %s %d is %d", k->name, m, holder);
+	check_kind_free(k, kname(k, "killed-waiter"), m);
 }
 
 void on_usr1(int sig)
@@ -315,24 +329,24 @@ static void check_blocked_on(const char *name, int fd)
  * nothing afterwards and leaves no blocked_on behind.  Child exit codes:
  * 0 ok, 1 not EINTR, 2 something held, 3 stale blocked_on, 4 flag refused.
  */
-static void test_lock_interruptible(int fd)
+void test_kind_interruptible(const struct lab_kind *k, int fd, int m)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
-	int m = base + 5, status;
+	int status;
 	pid_t pid;
 
-	check_errno("lock-for-interruptible", lock_err(fd, m, 0, NULL), 0);
+	check_errno(kname(k, "lock-for-interruptible"), kind_lock_err(k, fd, m, 0, NULL), 0);
 	pid = fork();
 	if (!pid) {
 		int cfd = px_lab_open_or_exit(1), err;
 
 		sigaction(SIGUSR1, &sa, NULL);
-		err = lock_err(cfd, m, PROXYLAB_LOCK_INTERRUPTIBLE, NULL);
+		err = kind_lock_err(k, cfd, m, PROXYLAB_LOCK_INTERRUPTIBLE, NULL);
 		if (err == EINVAL)
 			_exit(4);
 		if (err != EINTR)
 			_exit(1);
-		if (held_mask(cfd))
+		if (kind_held(k, cfd))
 			_exit(2);
 		_exit(blocked_on(cfd) == 1 ? 3 : 0);
 	}
@@ -341,54 +355,69 @@ static void test_lock_interruptible(int fd)
 	kill(pid, SIGUSR1);
 	status = px_reap(pid, 3000);
 	if (status == 4)
-		printf("ok lab/lock-interruptible-eintr # SKIP kernel without PROXYLAB_LOCK_INTERRUPTIBLE\n");
+		printf("ok lab/%s # SKIP kernel without PROXYLAB_LOCK_INTERRUPTIBLE\n",
+		       kname(k, "lock-interruptible-eintr"));
 	else
-		check("lock-interruptible-eintr", status == 0, "child status %d (%s)", status,
-		      status == 1 ? "LOCK did not return EINTR" : status == 2 ? "lock held" :
-		      status == 3 ? "stale blocked_on" : "hung or killed");
-	check_errno("unlock-after-interruptible", unlock_err(fd, m), 0);
-	check_free("lock-interruptible", m);
+		check(kname(k, "lock-interruptible-eintr"), status == 0, "child status %d (%s)",
+		      status, status == 1 ? "LOCK did not return EINTR" :
+		      status == 2 ? "lock held" : status == 3 ? "stale blocked_on" :
+		      "hung or killed");
+	check_errno(kname(k, "unlock-after-interruptible"), kind_unlock_err(k, fd, m), 0);
+	check_kind_free(k, kname(k, "lock-interruptible"), m);
+}
+
+static void test_lock_interruptible(int fd)
+{
+	test_kind_interruptible(&lab_mutex, fd, base + 5);
 }
 
 /*
  * An uninterruptible LOCK waits through SIGKILL until the unlock, then
- * the kill takes effect; the two wait flags together are refused.
+ * the kill takes effect.
  */
-static void test_lock_uninterruptible(int fd)
+void test_kind_uninterruptible(const struct lab_kind *k, int fd, int m)
 {
-	int m = base + 7, status;
+	int status;
 	pid_t pid;
 
-	check_errno("lock-flags-both-einval",
-		    lock_err(fd, m, PROXYLAB_LOCK_INTERRUPTIBLE | PROXYLAB_LOCK_UNINTERRUPTIBLE,
-			     NULL), EINVAL);
-	check_free("lock-flags-both-einval", m);
-	check_errno("lock-for-uninterruptible", lock_err(fd, m, 0, NULL), 0);
+	check_errno(kname(k, "lock-for-uninterruptible"), kind_lock_err(k, fd, m, 0, NULL), 0);
 	pid = fork();
 	if (!pid) {
 		int cfd = px_lab_open_or_exit(1);
 
-		_exit(lock_err(cfd, m, PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL) ? 1 : 0);
+		_exit(kind_lock_err(k, cfd, m, PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL) ? 1 : 0);
 	}
-	check("uninterruptible-blocks", wait_state(pid, 'D', 3000),
+	check(kname(k, "uninterruptible-blocks"), wait_state(pid, 'D', 3000),
 	      "waiter state %c, want D", px_task_state(pid));
 	kill(pid, SIGKILL);
 	/*
 	 * Still waiting 200 ms later: in D again, not exited.  Not one
 	 * sample: this process, the owner, sleeps meanwhile, so proxy
-	 * execution parks the waiter on it, and the owner's wakeup wakes
+	 * execution parks a mutex waiter on it, and the owner's wakeup wakes
 	 * the waiter to donate again: it is R until it blocks again, which
 	 * a starved vCPU can stretch to well past this read.
 	 */
 	px_sleep_ns(200ULL * 1000000);
-	check("uninterruptible-survives-kill", wait_state(pid, 'D', 3000),
+	check(kname(k, "uninterruptible-survives-kill"), wait_state(pid, 'D', 3000),
 	      "waiter state %c 200 ms after SIGKILL and for 3 s after, want D (still waiting)",
 	      px_task_state(pid));
-	check_errno("unlock-for-uninterruptible", unlock_err(fd, m), 0);
+	check_errno(kname(k, "unlock-for-uninterruptible"), kind_unlock_err(k, fd, m), 0);
 	waitpid(pid, &status, 0);
-	check("uninterruptible-killed-after-unlock",
+	check(kname(k, "uninterruptible-killed-after-unlock"),
 	      WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %#x", status);
-	check_free("lock-uninterruptible", m);
+	check_kind_free(k, kname(k, "lock-uninterruptible"), m);
+}
+
+/* The two wait flags together are refused; then the uninterruptible wait. */
+static void test_lock_uninterruptible(int fd)
+{
+	int m = base + 7;
+
+	check_errno("lock-flags-both-einval",
+		    lock_err(fd, m, PROXYLAB_LOCK_INTERRUPTIBLE | PROXYLAB_LOCK_UNINTERRUPTIBLE,
+			     NULL), EINVAL);
+	check_free("lock-flags-both-einval", m);
+	test_kind_uninterruptible(&lab_mutex, fd, m);
 }
 
 /* Exit and close release what is held. */
@@ -659,7 +688,7 @@ int main(int argc, char **argv)
 		test_burn(fd);
 	}
 	if (run_blocking) {
-		test_killed_waiter(fd);
+		test_kind_killed_waiter(&lab_mutex, fd, base + 5);
 		test_lock_interruptible(fd);
 		test_lock_uninterruptible(fd);
 		test_wake(fd);

@@ -21,10 +21,15 @@ extern int failed, base;
 
 #define check(name, cond, ...) (failed |= !px_check("lab", name, cond, __VA_ARGS__))
 
-/* The lab's lock types: their LOCK, UNLOCK and HELD ioctls. */
+/*
+ * The lab's lock types: their LOCK, UNLOCK and HELD ioctls, the debugfs
+ * state file, and the prefix of their check names ("" for the mutexes).
+ */
 struct lab_kind {
 	const char *name;		/* "mutex", "rwsem", "rtmutex" */
 	unsigned long lock, unlock, held;
+	const char *state_path;		/* "index holder acquisitions" lines */
+	const char *prefix;
 };
 extern const struct lab_kind lab_mutex, lab_rwsem;
 extern const struct lab_kind lab_rtmutex;	/* labcheck_rtmutex.c */
@@ -36,6 +41,14 @@ int kind_unlock_err(const struct lab_kind *k, int fd, uint32_t idx);
 uint64_t kind_held(const struct lab_kind *k, int fd);
 /* "NAME-then-free": another process can lock and unlock @idx at once. */
 void check_kind_free(const struct lab_kind *k, const char *name, int idx);
+/* debugfs holder pid of lock @idx of a mutex-like kind, -1 if not there. */
+int kind_state_holder(const struct lab_kind *k, int idx);
+/* The check name @name of kind @k: its prefix and @name (a static buffer). */
+const char *kname(const struct lab_kind *k, const char *name);
+/* The waits every exclusive kind shares, on its lock @m (labcheck.c). */
+void test_kind_killed_waiter(const struct lab_kind *k, int fd, int m);
+void test_kind_interruptible(const struct lab_kind *k, int fd, int m);
+void test_kind_uninterruptible(const struct lab_kind *k, int fd, int m);
 int u64_err(int fd, unsigned long req, uint64_t v);
 const char *ename(int err);
 void check_errno(const char *name, int got, int want);

@@ -31,7 +31,7 @@
 
 const struct lab_kind lab_rtmutex = {
 	"rtmutex", PROXYLAB_IOC_RTMUTEX_LOCK, PROXYLAB_IOC_RTMUTEX_UNLOCK,
-	PROXYLAB_IOC_RTMUTEX_HELD,
+	PROXYLAB_IOC_RTMUTEX_HELD, RTMUTEX_STATE_PATH, "rtmutex-",
 };
 
 static int rt_lock_err(int fd, uint32_t idx, uint32_t flags, uint64_t *wait_ns)
@@ -54,21 +54,9 @@ static void check_rt_free(const char *name, int idx)
 	check_kind_free(&lab_rtmutex, name, idx);
 }
 
-/* debugfs holder pid of rt_mutex @idx, -1 if debugfs is not there. */
 static int rt_state_holder(int idx)
 {
-	FILE *f = fopen(RTMUTEX_STATE_PATH, "re");
-	char line[128];
-	int i, pid, ret = -1;
-	long long acq;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %d %lld", &i, &pid, &acq) == 3 && i == idx)
-			ret = pid;
-	fclose(f);
-	return ret;
+	return kind_state_holder(&lab_rtmutex, idx);
 }
 
 /*
@@ -199,73 +187,9 @@ void test_rtmutex_errors(int fd)
 /* Killed, interrupted and uninterruptible waiters of rt_mutex @m. */
 static void test_rt_waits(int fd, int m)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
-	int status, holder;
-	pid_t pid;
-
-	/* Killed while waiting: nothing held, the rt_mutex still the parent's. */
-	check_errno("rtmutex-lock-for-kill", rt_lock_err(fd, m, 0, NULL), 0);
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		rt_lock_err(cfd, m, 0, NULL);
-		_exit(0);	/* never reached while the parent holds m */
-	}
-	check("rtmutex-waiter-blocks-killable", wait_state(pid, 'D', 3000),
-	      "waiter state %c, want D", px_task_state(pid));
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	check("rtmutex-waiter-killed", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	      "status %#x", status);
-	holder = rt_state_holder(m);
-	check("rtmutex-killed-waiter-not-holder", holder == -1 || holder == getpid(),
-	      "debugfs holder of %d is %d, want %d", m, holder, getpid());
-	check_errno("rtmutex-unlock-after-kill", rt_unlock_err(fd, m), 0);
-	check_rt_free("rtmutex-killed-waiter", m);
-
-	/* Interrupted, with PROXYLAB_LOCK_INTERRUPTIBLE: EINTR, nothing held. */
-	check_errno("rtmutex-lock-for-interruptible", rt_lock_err(fd, m, 0, NULL), 0);
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		sigaction(SIGUSR1, &sa, NULL);
-		if (rt_lock_err(cfd, m, PROXYLAB_LOCK_INTERRUPTIBLE, NULL) != EINTR)
-			_exit(1);
-		if (rt_held_mask(cfd))
-			_exit(2);
-		_exit(blocked_on(cfd) == 1 ? 3 : 0);
-	}
-	wait_state(pid, 'S', 3000);
-	px_sleep_ns(50ULL * 1000000);
-	kill(pid, SIGUSR1);
-	status = px_reap(pid, 3000);
-	check("rtmutex-interruptible-eintr", status == 0, "child status %d (%s)", status,
-	      status == 1 ? "RTMUTEX_LOCK did not return EINTR" : status == 2 ? "rt_mutex held" :
-	      status == 3 ? "stale blocked_on" : "hung or killed");
-	check_errno("rtmutex-unlock-after-interruptible", rt_unlock_err(fd, m), 0);
-	check_rt_free("rtmutex-interruptible", m);
-
-	/* Uninterruptible: waits through SIGKILL until the unlock. */
-	check_errno("rtmutex-lock-for-uninterruptible", rt_lock_err(fd, m, 0, NULL), 0);
-	pid = fork();
-	if (!pid) {
-		int cfd = px_lab_open_or_exit(1);
-
-		_exit(rt_lock_err(cfd, m, PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL) ? 1 : 0);
-	}
-	check("rtmutex-uninterruptible-blocks", wait_state(pid, 'D', 3000),
-	      "waiter state %c, want D", px_task_state(pid));
-	kill(pid, SIGKILL);
-	px_sleep_ns(200ULL * 1000000);
-	check("rtmutex-uninterruptible-survives-kill", wait_state(pid, 'D', 3000),
-	      "waiter state %c 200 ms after SIGKILL, want D (still waiting)", px_task_state(pid));
-	check_errno("rtmutex-unlock-for-uninterruptible", rt_unlock_err(fd, m), 0);
-	waitpid(pid, &status, 0);
-	check("rtmutex-uninterruptible-killed-after-unlock",
-	      WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %#x", status);
-	check_rt_free("rtmutex-uninterruptible", m);
+	test_kind_killed_waiter(&lab_rtmutex, fd, m);
+	test_kind_interruptible(&lab_rtmutex, fd, m);
+	test_kind_uninterruptible(&lab_rtmutex, fd, m);
 }
 
 /*
