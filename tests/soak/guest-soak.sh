@@ -4,7 +4,8 @@
 # two writers per CPU, nested locks, RT boost), the ww_mutex selftest
 # loaded and unloaded in a loop, every inversion scenario in loops (rt and
 # sleep-owner, dl and xcpu, cfs with and without --throttle, chain -D 1..4,
-# each round on the next CPU; football pinned and --float), renamedemo, and
+# chains of rwsems and of rt_mutexes (alone and between mutexes), each
+# round on the next CPU; football pinned and --float), renamedemo, and
 # cyclictest on every CPU.  Then it checks what came out and prints one
 # "ok soak/NAME" or "not ok soak/NAME - why" per check; exit status is the
 # number of failures.  Run by tests/soak.sh (make soak; make soak-short:
@@ -147,8 +148,9 @@ loop_cfs() {
 		running && lab cfs cfs 3 inversion cfs -c $c --first-mutex 2
 	done
 }
-mixed=''
+mixed='' rtm=''
 [ ! -e /sys/kernel/debug/proxylab_rwsem_state ] || mixed=chain:chain-mixed
+[ ! -e /sys/kernel/debug/proxylab_rtmutex_state ] || rtm='chain:chain-rtmutex chain:chain-rtmutex-mixed'
 loop_chain() {
 	i=0
 	while running; do
@@ -159,6 +161,14 @@ loop_chain() {
 		# A chain of both lock types (the lab's rwsems 3-5, no other loop's).
 		[ -z "$mixed" ] || ! running ||
 			lab chain chain-mixed 10 inversion chain -D 3 --locks write,mutex,read -c $c --first-mutex 3
+		# rt_mutex chains (the lab's rt_mutexes 3-5): priority
+		# inheritance's chain walk beside proxy execution's, and a chain
+		# that passes from one to the other (an rt_mutex waiter is not
+		# proxied: the proxy chain ends at it, PI takes over).
+		[ -z "$rtm" ] || ! running ||
+			lab chain chain-rtmutex 10 inversion chain -D 3 --locks rtmutex -c $c --first-mutex 3
+		[ -z "$rtm" ] || ! running ||
+			lab chain chain-rtmutex-mixed 10 inversion chain -D 3 --locks mutex,rtmutex,mutex -c $c --first-mutex 3
 	done
 }
 # football: 3 s games, 2 s apart, so that SCHED_OTHER work (locktorture's
@@ -428,7 +438,7 @@ skipped ww || { [ "$ww_loads" -gt 0 ] && [ "$ww_failed" = 0 ] && [ ! -e "$O/ww.c
 missing= missing_loops=
 for s in rt:rt rt:sleep-owner dl:dl dl:xcpu cfs:cfs cfs:cfs-throttle chain:chain-1 chain:chain-2 \
 	chain:chain-3 chain:chain-4 football:football football:football-float rename:rename \
-	mmap:mmap mmap:mmap-bg-read mmap:inode $mixed; do
+	mmap:mmap mmap:mmap-bg-read mmap:inode $mixed $rtm; do
 	skipped "${s%:*}" && continue
 	awk -v s=${s#*:} '$2 == s { f = 1 } END { exit !f }' "$O/lab.tsv" || missing="$missing ${s#*:}"
 	awk -v l=${s%:*} '$1 == l { f = 1 } END { exit !f }' "$O/lab.tsv" ||
