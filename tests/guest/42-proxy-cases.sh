@@ -51,6 +51,7 @@
 #  return-busy  a FIFO donor that proxy execution migrated to its owner's
 #               CPU gets the mutex from the owner it runs for while a higher
 #               FIFO hog computes 400 ms on its own CPU: the same bound.
+#               Both also check where it ran (-cpu): not on the hog's CPU.
 #               These two are timing checks: lean kernels only (and the
 #               proxy-off boot, which runs only them).
 #
@@ -116,6 +117,9 @@ busy() {
 	else
 		check "cases/$2" "the FIFO waiter ran $wu us after the unlock, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
 			[ "$wu" -lt 100000 ]
+		wc=$(field $1 waiter_cpu) hc=$(field $1 hog_cpu)
+		check "cases/$2-cpu" "the FIFO waiter got the mutex on CPU $wc, the hog's, not on a free one" \
+			[ "$wc" != "$hc" ]
 	fi
 	check "cases/$2-log-clean" "$warns WARNs; $(bad_log $1 | head -3)" \
 		[ "$warns" = 0 -a -z "$(bad_log $1)" ]
