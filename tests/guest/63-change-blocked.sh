@@ -42,11 +42,13 @@ else
 fi
 
 # run_case NAME inversion-args...: taskchange changes every task of the run
-# for as long as it runs (3 s: some 150 changes hit a task in D, 20 must).
-# The debug kernel makes a third as many changes in the same time (6-18
-# hits in 3 s beside two other guests), so it runs 8 s.
+# for as long as it runs (3 s, the debug kernel 5 s), and at least 10 of
+# its changes must hit a task in D.  How many do is the host's speed as
+# much as anything (lean, 3 s: 117-193; debug, 3 s: 6-18 beside two other
+# guests, 43-85 in 8 s beside one): the floor says the paths were
+# exercised, it is not a property of the kernel.
 secs=3
-[ ! -e /proc/lockdep ] || secs=8
+[ ! -e /proc/lockdep ] || secs=5
 run_case() {
 	name=$1; shift
 	before=$(lab_acquisitions)
@@ -73,8 +75,8 @@ run_case() {
 	check "change/$name-undone" "taskchange exit $crc (a change not undone, or no task)" [ $crc = 0 ]
 	# Enough of the changes hit a task blocked on the mutex (D) ...
 	ind=$(sed -n 's/^total .* blocked=\([0-9]*\) .*/\1/p' "$T/$name.chg")
-	check "change/$name-hit-blocked" "only ${ind:-no} changes hit a task in D (want 20)" \
-		[ "${ind:-0}" -ge 20 ]
+	check "change/$name-hit-blocked" "only ${ind:-no} changes hit a task in D (want 10)" \
+		[ "${ind:-0}" -ge 10 ]
 	# ... and every kind of change was applied at least once.
 	never=$(awk '/^change / && $3 == "applied=0" { printf " %s", $2 }' "$T/$name.chg")
 	kinds=$(grep -c '^change ' "$T/$name.chg")
