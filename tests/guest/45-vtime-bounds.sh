@@ -226,8 +226,9 @@ fi
 # context: each wait's donor time is its burn (seen 2.026 ms of 2.08-2.18
 # ms waits, 93-97%), so at least 90% of the wait (62's multi-threaded
 # bound: more than 0, and at most one wait under half); the tool's wait
-# is the lab's own figure less the way in and out (seen 5.4 us less):
-# within 50 us below it.  Without proxy: no donor time, and the waits
+# is the lab's own figure less the way in and out (seen 5.4 us less, and
+# once 107 us: an interrupt on the lab's way back to user space): within
+# 250 us below it.  Without proxy: no donor time, and the waits
 # last what is left of the hog's 100-ms burst (seen 51-102 ms).
 pxlockwait_run() {
 	tool_start lw pxlockwait -j --min 200 --comm inversion || return 1
@@ -251,11 +252,11 @@ if timed pxlockwait pxlockwait_run; then
 	if completes pxlockwait "$why"; then
 		# each event against the lab's sample of the same iteration
 		bad=$(paste -d' ' "$T/pxlockwait.ev" "$T/pxlockwait.samples" | awk -v on=$verdict '
-			$1 > $3 || $1 < $3 - 50000 { print "wait " $1 " ns vs the lab'"'"'s " $3; exit }
+			$1 > $3 || $1 < $3 - 250000 { print "wait " $1 " ns vs the lab'"'"'s " $3; exit }
 			on == "bounded" && $2 * 10 < $1 * 9 { print "donor " $2 " ns of a " $1 "-ns wait"; exit }
 			on != "bounded" && ($2 != 0 || $1 < 5 * 2000000) { print "donor " $2 " ns of a " $1 "-ns wait"; exit }')
 		if [ $verdict = bounded ]; then
-			bound pxlockwait-bounded "${bad:-?} (limits: each wait at least 90% donated, within 50 us below the lab's figure)" "[ -z \"\$bad\" ]"
+			bound pxlockwait-bounded "${bad:-?} (limits: each wait at least 90% donated, within 250 us below the lab's figure)" "[ -z \"\$bad\" ]"
 		else
 			bound pxlockwait-inversion-shown "${bad:-?} with proxy off (want no donor time, every wait over 5 burns)" "[ -z \"\$bad\" ]"
 		fi
