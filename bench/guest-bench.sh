@@ -8,7 +8,9 @@
 #                          [--hackbench "GROUPS LOOPS RUNS"]
 #                          [--messaging "GROUPS LOOPS RUNS"]
 #                          [--sched-feature NAME] [--inject-host-io REP]
-#                          [--out DIR]
+#                          [--iterations N] [--out DIR]
+#   --iterations N the lock scenarios (inversion) stop after N acquisitions
+#                  if the duration has not passed (inversion -d with -n)
 #   --first-rep K  number the repetitions K, K+1, ... (default 1): an
 #                  interleaved bench runs one repetition per boot
 #   --messaging    perf bench sched messaging -g GROUPS -l LOOPS, RUNS
@@ -54,7 +56,7 @@
 # No "set -e": a failing scenario is recorded and the next one runs.
 set -u
 dur=10 repeat=1 first=1 out=${PX_OUT:-/tmp/bench} scenarios='cfs,rt,dl,chain,xcpu,rename,cyclictest,cyclictest-load,hackbench,messaging'
-burn=1000 hb='4 100 5' msg='4 100 5' feature='' inject=''
+burn=1000 hb='4 100 5' msg='4 100 5' feature='' inject='' iters=''
 while test $# -gt 0; do
 	case $1 in
 	--duration) dur=$2; shift ;;
@@ -67,6 +69,7 @@ while test $# -gt 0; do
 	--messaging) msg=$2; shift ;;
 	--sched-feature) feature=$2; shift ;;
 	--inject-host-io) inject=$2; shift ;;
+	--iterations) iters=$2; shift ;;
 	*) echo "guest-bench: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -215,10 +218,10 @@ one() {
 	esac
 	case $b in
 	cfs|rt|dl|xcpu|cgweight|mixed)
-		run_tool "$t" "$r" inversion "$b" -b "$burn" -t "$tmo" ${lk:+--locks "$lk"} ;;
-	chain) run_tool "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ${lk:+--locks "$lk"} ;;
+		run_tool "$t" "$r" inversion "$b" -b "$burn" -t "$tmo" ${lk:+--locks "$lk"} ${iters:+-n "$iters"} ;;
+	chain) run_tool "$t" "$r" inversion chain -D 3 -b "$burn" -t "$tmo" ${lk:+--locks "$lk"} ${iters:+-n "$iters"} ;;
 	# The cost side: 4 workers, 2 locks, 10-us critical sections.
-	contend) run_tool "$t" "$r" inversion contend -w 4 --set 2 -b 10 -t "$tmo" ${lk:+--locks "$lk"} ;;
+	contend) run_tool "$t" "$r" inversion contend -w 4 --set 2 -b 10 -t "$tmo" ${lk:+--locks "$lk"} ${iters:+-n "$iters"} ;;
 	rename) run_tool "$t" "$r" renamedemo ;;
 	mmap) run_tool "$t" "$r" mmapdemo --throttle ;;
 	inode) run_tool "$t" "$r" mmapdemo --throttle --inode --size 4 ;;

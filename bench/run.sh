@@ -57,6 +57,11 @@
 #                      second takes 2-4 wall seconds on a quiet host, ~10
 #                      beside a kernel build; see bench/README.md
 #   --burn USEC        owner critical section of the inversions (default 1000)
+#   --iterations N     the lock scenarios stop after N acquisitions when
+#                      their --duration has not passed yet (inversion -d
+#                      with -n): a short run spends no more time on the
+#                      fast ways (PI, proxy execution: ~1 ms a wait) than
+#                      the figures need (the self-test: 200)
 #   --quick            CI size: 1 s per scenario, small hackbench and
 #                      messaging (~1.5 min)
 #   --compare DIR      compare with a saved results folder, flag regressions
@@ -106,7 +111,7 @@ all_modes=off,v4,current
 all_scen=cfs,rt,dl,chain,xcpu,rename,mmap,inode,cyclictest,cyclictest-load,hackbench,messaging
 scen_re='(cfs|rt|dl|chain|xcpu|cgweight|mixed|contend)(-rtmutex)?|rename|mmap|inode|cyclictest|cyclictest-load|hackbench|messaging'
 modes=$all_modes scenarios=$all_scen locks=mutex duration='' cpus=2 repeat=1 burn=1000
-quick='' compare='' out='' plots=1 interleave=1 clock=icount inject=''
+quick='' compare='' out='' plots=1 interleave=1 clock=icount inject='' iters=''
 while test $# -gt 0; do
 	case $1 in
 	--modes) checkarg "$1" $# "${2-}" '^(off|v4|current|v6handoff|mutexonly)(,(off|v4|current|v6handoff|mutexonly))*$'; modes=$2; shift ;;
@@ -117,6 +122,7 @@ while test $# -gt 0; do
 	--cpus) checkarg "$1" $# "${2-}" '^([2-9]|[1-9][0-9]+)$'; cpus=$2; shift ;;
 	--repeat) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; repeat=$2; shift ;;
 	--burn) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; burn=$2; shift ;;
+	--iterations) checkarg "$1" $# "${2-}" '^[1-9][0-9]*$'; iters=$2; shift ;;
 	--no-interleave) interleave='' ;;
 	--clock) checkarg "$1" $# "${2-}" "$clock_re" "$clock_what"; clock=$2; shift ;;
 	--quick) quick=1 ;;
@@ -272,6 +278,7 @@ boot_timeout=$((120 + slack * per_boot))
 	echo "boots=$nboots"
 	echo "clock=$clock"
 	echo "burn_us=$burn"
+	echo "iterations=$iters"
 	echo "quick=${quick:-0}"
 	echo "hackbench=$hb"
 	echo "messaging=$msg"
@@ -371,7 +378,8 @@ for boot in $plan; do
 			-- sh /px/repo/bench/guest-bench.sh --out /px/share --duration "$duration" \
 			--first-rep "$first" --repeat "$reps" \
 			--scenarios "$scenarios" --burn "$burn" --hackbench "$hb" --messaging "$msg" \
-			${feature:+--sched-feature "$feature"} ${bad:+--inject-host-io "$bad"} 2>&1 < /dev/null || rc=$?
+			${feature:+--sched-feature "$feature"} ${bad:+--inject-host-io "$bad"} \
+			${iters:+--iterations "$iters"} 2>&1 < /dev/null || rc=$?
 		echo "$rc" > "$bout/run.rc"
 	} | progress "$m" "$b" $(( (b - 1) * nscen * reps_per_boot )) $(( (b - 1) * per_boot + boot_est )) "$start"
 	rc=$(cat "$bout/run.rc" 2>/dev/null || echo 130)

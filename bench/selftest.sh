@@ -15,7 +15,7 @@
 # host (every mode and scenario, one boot per mode), after the command
 # line checks (bench/cli/...); "bench-icount", bench/run.sh --quick
 # --clock icount --modes off,current --repeat 2 --inject-host-io current:2
-# --scenarios rt,rt-rtmutex,dl,dl-rtmutex,cfs,cfs-rtmutex,chain,xcpu,
+# --iterations 200 --scenarios rt,rt-rtmutex,dl,dl-rtmutex,cfs,cfs-rtmutex,chain,xcpu,
 # cgweight,cgweight-rtmutex,mixed,hackbench (virtual time, two
 # interleaved repeats, the second of current made bad on purpose: host
 # load changes none of its figures, so tests/run.sh runs it at nice 19
@@ -65,7 +65,7 @@ cli_prog=selftest
 # rt_mutexes those the assertions below need (rt, dl: PI removes them;
 # cfs, cgweight: it does not).
 icount_run='--quick --clock icount --modes off,current --repeat 2 --inject-host-io current:2
-	--scenarios rt,rt-rtmutex,dl,dl-rtmutex,cfs,cfs-rtmutex,chain,xcpu,cgweight,cgweight-rtmutex,mixed,hackbench'
+	--iterations 200 --scenarios rt,rt-rtmutex,dl,dl-rtmutex,cfs,cfs-rtmutex,chain,xcpu,cgweight,cgweight-rtmutex,mixed,hackbench'
 results='' which=both
 while test $# -gt 0; do
 	case $1 in

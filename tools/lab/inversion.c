@@ -101,7 +101,7 @@ static const struct argp_option opts[] = {
 	{ "hog-cap", OPT_HOG_CAP, "USEC", 0, "longest hog burst per iteration (default 100000)", 0 },
 	{ "hog-prio", OPT_HOG_PRIO, "PRIO", 0, "SCHED_FIFO priority of the hogs (default 50)", 0 },
 	{ "hogs", 'H', "N", 0, "hogs/spinners (default 2 for cfs, else 1)", 0 },
-	{ "iterations", 'n', "N", 0, "acquisitions to measure (default 100, cfs 20)", 0 },
+	{ "iterations", 'n', "N", 0, "acquisitions to measure (default 100, cfs and cgweight 20, contend 10000); with -d, at most this many", 0 },
 	{ "locks", OPT_LOCKS, "LIST", 0, "the lab lock of each link, the waiter's first: mutex, write (an rwsem its owner holds for writing, waited for as a writer), read (the same, waited for as a reader) or rtmutex (an rt_mutex: priority inheritance instead of proxy execution); one entry for every link or one per link (default mutex)", 0 },
 	{ "set", OPT_SET, "N", 0, "contend: lab locks the workers share, 1..16 (default 2)", 0 },
 	{ "sleep", 's', "USEC", 0, "sleep-owner: time the owner sleeps while holding (default 1000)", 0 },

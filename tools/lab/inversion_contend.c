@@ -23,7 +23,7 @@
 
 static uint64_t op_limit(void)
 {
-	return env.duration_ns ? INV_MAX_SAMPLES : env.iterations;
+	return env.duration_ns && !env.iter_set ? INV_MAX_SAMPLES : env.iterations;
 }
 
 static void contend_worker(int i)

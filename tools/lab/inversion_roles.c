@@ -221,8 +221,9 @@ static bool iteration_wanted(uint64_t it, uint64_t end)
 {
 	if (sh->stop)
 		return false;
+	/* -d with -n: whichever comes first (short runs of fast scenarios). */
 	if (env.duration_ns)
-		return px_now_ns() < end && it < INV_MAX_SAMPLES;
+		return px_now_ns() < end && it < (env.iter_set ? env.iterations : INV_MAX_SAMPLES);
 	return it < env.iterations;
 }
 
