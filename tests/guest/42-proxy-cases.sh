@@ -35,7 +35,9 @@
 #               waiter must get the mutex within 100 ms (the reader's hold,
 #               counted from the waiter's arrival, plus the section, with
 #               room), i.e. the owner must finish on the waiter's context
-#               once the reader is gone.
+#               once the reader is gone; and at least half of that
+#               section must have run on another's context
+#               (readers-chain-donated: proxy_received_ns).
 #  return       a FIFO donor from an idle CPU lends its context to a CFS
 #               owner on a CPU with a CFS hog (proxy execution migrates it
 #               there), gets the mutex and computes 50 ms: it must do so on
@@ -194,6 +196,9 @@ ww=$(field readers_chain waiter_wait_us)
 [ "$(field readers_chain queued)" = 1 ] || notok cases/readers-chain-setup "the owner or the waiter never queued: $(cat "$T/readers_chain.res")"
 check cases/readers-chain-wait "the FIFO waiter waited $ww us behind the owner (want < 100000): $(cat "$T/readers_chain.res")" \
 	[ "${ww:-999999999}" -lt 100000 ]
+cs=$(field readers_chain owner_cs_us) rcv=$(field readers_chain owner_received_us)
+check cases/readers-chain-donated "the owner ran $rcv us of its $cs us critical section after the readers left on another's context (want >= half: the waiter's donation resumed)" \
+	[ "${rcv:-0}" -gt 0 -a $((${rcv:-0} * 2)) -ge "${cs:-1}" ]
 # --- return
 run_case return
 ca=$(field return cpu_after) src=$(field return src_cpu)
