@@ -74,7 +74,7 @@ for r in $(seq "$rounds"); do
 		"$top/guest/run.sh" --kernel "$k" --clock icount --cpus 4 --timeout 1800 \
 			--share "$out" --out "$d" -- sh -c "sh guest.sh" > "$d.log" 2>&1 ||
 			die "boot $k round $r failed: $d.log"
-		line=$(tr -d '\r' < "$d.log" | grep '^acct: ' | tail -1)
+		line=$(cat "$d/output.log" "$d.log" 2> /dev/null | tr -d '\r' | grep '^acct: ' | tail -1)
 		[ -n "$line" ] || die "no result from boot $k round $r: $d.log"
 		echo "$k $r $line" | tee -a "$out/raw.txt"
 	done
