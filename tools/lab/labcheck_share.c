@@ -20,13 +20,18 @@
 
 #include "labcheck.h"
 
-/* The child's lab call through @fd: 0 got and released it, 10 EBUSY, 1 else. */
+/*
+ * The child's lab call through @fd: 0 got it, held it 200 ms (long enough
+ * for two readers to hold it at once, were both let in) and released it;
+ * 10 EBUSY, 1 else.
+ */
 static int read_once(int fd, int idx)
 {
 	int err = rw_lock_err(fd, idx, PROXYLAB_LOCK_READ, NULL);
 
 	if (err)
 		return err == EBUSY ? 10 : 1;
+	px_sleep_ns(200ULL * 1000000);
 	return rw_unlock_err(fd, idx) ? 1 : 0;
 }
 
