@@ -13,7 +13,8 @@
 #
 # The default runs, side by side: "bench", bench/run.sh --quick --clock
 # host (every mode and scenario, one boot per mode), after the command
-# line checks (bench/cli/...); "bench-icount", bench/run.sh --quick
+# line checks (bench/cli/...: also run.sh --iterations and locktable.sh);
+# "bench-icount", bench/run.sh --quick
 # --clock icount --modes off,current --repeat 2 --inject-host-io current:2
 # --iterations 200 --scenarios rt,rt-rtmutex,dl,dl-rtmutex,cfs,cfs-rtmutex,chain,xcpu,
 # cgweight,cgweight-rtmutex,mixed,hackbench (virtual time, two
@@ -105,6 +106,20 @@ refuses() {
 # boots anything (lib/sh/cli.sh).
 cli() {
 	name=$1 prog=$2 script=$3 copt=$4 vopt=${5:---out} bad=''
+	cli_basics "$prog" "$script"
+	refuses "$prog" "$script" "$vopt needs an argument" "$vopt"
+	refuses "$prog" "$script" "$vopt needs an argument" "$vopt" --no-such-option
+	if [ -n "$copt" ]; then
+		refuses "$prog" "$script" "$copt: bad argument 'icount=11'" "$copt" icount=11
+		refuses "$prog" "$script" "$copt: bad argument 'foo'" "$copt" foo
+		refuses "$prog" "$script" "$copt needs an argument" "$copt"
+	fi
+	cli_report "$name"
+}
+# cli_basics PROG SCRIPT: --help and -h on stdout with exit 0, --version,
+# and an unknown option refused (appends to $bad).
+cli_basics() {
+	prog=$1 script=$2
 	for h in --help -h; do
 		rc=0
 		timeout 30 sh "$top/$script" $h > "$T.out" 2> "$T.err" < /dev/null || rc=$?
@@ -116,14 +131,9 @@ cli() {
 	[ "$rc" = 0 ] && grep -qx "$prog (proxyexec) $(cat "$top/tools/VERSION")" "$T.out" ||
 		bad="$bad; '--version': exit $rc, '$(head -1 "$T.out")'"
 	refuses "$prog" "$script" unknown --no-such-option
-	refuses "$prog" "$script" "$vopt needs an argument" "$vopt"
-	refuses "$prog" "$script" "$vopt needs an argument" "$vopt" --no-such-option
-	if [ -n "$copt" ]; then
-		refuses "$prog" "$script" "$copt: bad argument 'icount=11'" "$copt" icount=11
-		refuses "$prog" "$script" "$copt: bad argument 'foo'" "$copt" foo
-		refuses "$prog" "$script" "$copt needs an argument" "$copt"
-	fi
-	if [ -z "$bad" ]; then ok "bench/cli/$name"; else notok "bench/cli/$name" "${bad#; }"; fi
+}
+cli_report() {
+	if [ -z "$bad" ]; then ok "bench/cli/$1"; else notok "bench/cli/$1" "${bad#; }"; fi
 }
 T=${TMPDIR-/tmp}/selftest.$$
 trap 'rm -f "$T".*' 0
@@ -134,6 +144,16 @@ if [ -z "$results" ] && [ "$which" != icount ]; then
 	cli spread spread bench/spread.sh --clocks
 	cli soak soak tests/soak.sh ''
 	cli under-load under-load tests/under-load.sh '' --loops
+	# run.sh's --iterations; locktable.sh, whose only argument is a folder.
+	bad=''
+	refuses bench bench/run.sh "--iterations needs an argument" --iterations
+	refuses bench bench/run.sh "--iterations: bad argument 'x'" --iterations x
+	cli_report run-iterations
+	bad=''
+	cli_basics locktable bench/locktable.sh
+	refuses locktable bench/locktable.sh "no results folder given"
+	refuses locktable bench/locktable.sh "/nonexistent: no summary.tsv (run bench/summarize.sh first)" /nonexistent
+	cli_report locktable
 fi
 
 base=$top/build/bench-selftest
