@@ -31,25 +31,16 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-series=$top/build/linux
-tree=$top/build/mutant/linux
 variant=$top/kernel/variants/no-group-proxy-time.patch
-[ -d "$series/.git" ] || die "no series tree at $series (make tree)"
 [ -f "$top/build/obj-lean/arch/x86/boot/bzImage" ] || die "no lean kernel (make image-lean)"
-if [ ! -e "$tree/.git" ]; then
-	mkdir -p "$(dirname "$tree")"
-	git -C "$series" worktree prune
-	git -C "$series" worktree add -q --detach "$tree" HEAD
-fi
+# shellcheck source=kernel/mutants/tree.sh
+. "$top/kernel/mutants/tree.sh"
+mutant_tree_init
 out=$top/build/acct-cost/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-git -C "$tree" checkout -q -f --detach "$(git -C "$series" rev-parse HEAD)"
-git -C "$tree" apply "$variant" || die "$variant does not apply to the series"
 echo "acct-cost: building the series without group counters (mutant flavour)"
-"$top/kernel/build.sh" mutant > "$out/build.log" 2>&1 &&
-	"$top/guest/mkinitramfs.sh" mutant >> "$out/build.log" 2>&1 ||
-	die "the variant did not build: $out/build.log"
-git -C "$tree" checkout -q -f --detach "$(git -C "$series" rev-parse HEAD)"
+mutant_build "$variant" "$out/build.log" || die "the variant did not build: $out/build.log"
+mutant_reset
 
 # The guest side: results to tmpfs while timed, to the share at the end.
 cat > "$out/guest.sh" <<EOF

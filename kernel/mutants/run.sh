@@ -33,15 +33,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-series=$top/build/linux
-tree=$top/build/mutant/linux
-[ -d "$series/.git" ] || die "no series tree at $series (make tree)"
-git -C "$series" diff --quiet HEAD || die "$series has uncommitted changes"
-if [ ! -e "$tree/.git" ]; then
-	mkdir -p "$(dirname "$tree")"
-	git -C "$series" worktree prune
-	git -C "$series" worktree add -q --detach "$tree" HEAD
-fi
+# shellcheck source=kernel/mutants/tree.sh
+. "$top/kernel/mutants/tree.sh"
+mutant_tree_init
 out=$top/build/mutants/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 report=$out/report.txt
@@ -55,12 +49,7 @@ for m in "$top"/kernel/mutants/*.patch; do
 	tests=$(sed -n 's/^# tests: *//p' "$m")
 	[ -n "$all" ] || [ -n "$tests" ] || die "$m: no '# tests:' line"
 	echo "mutants: $name: $(sed -n 's/^# breaks: *//p' "$m")"
-	# The series tree's HEAD, then the bug; touched files only, so the
-	# build is incremental.
-	git -C "$tree" checkout -q -f --detach "$(git -C "$series" rev-parse HEAD)"
-	git -C "$tree" apply "$m" || die "$m does not apply to the series"
-	if ! "$top/kernel/build.sh" mutant > "$d/build.log" 2>&1 ||
-	   ! "$top/guest/mkinitramfs.sh" mutant >> "$d/build.log" 2>&1; then
+	if ! mutant_build "$m" "$d/build.log"; then
 		printf '%-22s %7s %8s  %s\n' "$name" - - "did not build: $d/build.log" >> "$report"
 		holes=$((holes + 1))
 		continue
@@ -79,7 +68,7 @@ for m in "$top"/kernel/mutants/*.patch; do
 		"$(echo "$names" | tr '\n' ' ' | sed 's/ $//')" >> "$report"
 	tail -1 "$d/tests.log" | sed "s/^/mutants: $name: /"
 done
-git -C "$tree" checkout -q -f --detach "$(git -C "$series" rev-parse HEAD)"
+mutant_reset
 echo
 cat "$report"
 echo "mutants: report in $report"
