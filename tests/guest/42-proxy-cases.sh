@@ -192,7 +192,7 @@ check cases/up-write-reader-wait "the FIFO reader got the rwsem $rw us after the
 	[ "${rw:-999999}" -lt 50000 ]
 # --- readers-chain
 run_case readers_chain
-ww=$(field readers_chain waiter_wait_us)
+ww=$(field readers_chain wait_us)
 [ "$(field readers_chain queued)" = 1 ] || notok cases/readers-chain-setup "the owner or the waiter never queued: $(cat "$T/readers_chain.res")"
 check cases/readers-chain-wait "the FIFO waiter waited $ww us behind the owner (want < 100000): $(cat "$T/readers_chain.res")" \
 	[ "${ww:-999999999}" -lt 100000 ]
