@@ -338,6 +338,13 @@ bool px_caps_allow_bpf(uint64_t caps);
  * unreadable.  A task blocked in a killable mutex wait shows D. */
 char px_task_state(int pid);
 
+/* A field of a /proc/PID/sched file (NULL: /proc/self/sched) in ns: the
+ * kernel prints times as milliseconds with six decimals
+ * (se.sum_exec_runtime), counters as integers (proxy_received_ns).
+ * 0, -ENOENT if there is no such field (or file), -EINVAL if its value is
+ * not a number, or -errno. */
+int px_proc_sched_ns(const char *sched_path, const char *field, uint64_t *ns);
+
 /* Fork; the child runs @fn, which must _exit().  px_fatal(2) if fork fails. */
 pid_t px_fork_run(void (*fn)(void));
 /* Wait up to @ms for child @pid, SIGKILL (and reap) it after that.

@@ -428,6 +428,41 @@ char px_task_state(int pid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
+int px_proc_sched_ns(const char *sched_path, const char *field, uint64_t *ns)
+{
+	size_t n = strlen(field);
+	int ret = -ENOENT;
+	char line[256];
+	FILE *f;
+
+	f = fopen(sched_path ? sched_path : "/proc/self/sched", "re");
+	if (!f)
+		return -errno;
+	while (ret == -ENOENT && fgets(line, sizeof(line), f)) {
+		unsigned long long whole, frac = 0;
+		char *v = line + n, *dot;
+
+		if (strncmp(line, field, n) || (*v != ' ' && *v != ':'))
+			continue;
+		v = strchr(v, ':');
+		if (!v || sscanf(v + 1, "%llu", &whole) != 1) {
+			ret = -EINVAL;
+			break;
+		}
+		dot = strchr(v, '.');
+		if (dot && sscanf(dot + 1, "%6llu", &frac) == 1) {
+			for (size_t d = strspn(dot + 1, "0123456789"); d < 6; d++)
+				frac *= 10;
+			*ns = whole * 1000000ULL + frac;
+		} else {
+			*ns = whole;
+		}
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 /* ------------------------------------------------------------- processes */
 
 pid_t px_fork_run(void (*fn)(void))
