@@ -17,6 +17,15 @@
  * burst and the mutex goes to the waiters in wait-list order: the checks
  * fail, which is what a proxy-off boot shows.
  *
+ * The order is proxy execution's only while the owner runs on a donor's
+ * behalf.  The fair server (a deadline reservation, 50 ms a second by
+ * default, that runs CFS tasks starved by RT ones) may run the owner as
+ * itself, above every donor; its release then goes in wait-list order, as
+ * it must.  So the owner measures how much of its hold it ran on donors
+ * (proxy_received_ns in /proc/self/sched), and highest-priority-first is
+ * only judged when donors lent it at least 90% of the hold (kernels
+ * without the field: always).
+ *
  * Prints "ok NAME" / "not ok NAME - why" lines (tests/guest protocol) and
  * one "# waiter" line per waiter; exits 1 if a check failed, 2 on a
  * broken setup, 64 on bad arguments.
@@ -56,6 +65,9 @@ struct shared {
 	volatile uint64_t hog_start_ns;
 	volatile uint64_t acquired_ns[MAX_WAITERS];
 	volatile int rank[MAX_WAITERS];		/* 1 = acquired first */
+	/* The owner's hold: how long it took, and how much of it donors lent. */
+	volatile int hold_known;
+	volatile uint64_t hold_ns, hold_received_ns;
 };
 
 static struct shared *sh;
@@ -90,10 +102,27 @@ static void run_owner(void)
 	/* SCHED_OTHER: not the director's FIFO 99. */
 	if (px_set_other(0) || px_pin_self(env.cpu) || ioctl(fd, PROXYLAB_IOC_LOCK, &arg))
 		_exit(2);
+	uint64_t t0, rcv0, rcv1;
+	bool known;
+
 	sh->owner_locked = 1;
 	while (!sh->go && !sh->stop)
 		px_sleep_ns(1000000);
+	/*
+	 * The kernel adds what donors lend at its accounting points (a tick,
+	 * a switch): yield (the same pick follows) so that both readings
+	 * are current.
+	 */
+	sched_yield();
+	known = !px_proc_sched_ns(NULL, "proxy_received_ns", &rcv0);
+	t0 = px_now_ns();
 	run_for(env.hold_ns);
+	sched_yield();
+	if (known && !px_proc_sched_ns(NULL, "proxy_received_ns", &rcv1)) {
+		sh->hold_ns = px_now_ns() - t0;
+		sh->hold_received_ns = rcv1 - rcv0;
+		sh->hold_known = 1;
+	}
 	_exit(ioctl(fd, PROXYLAB_IOC_UNLOCK, &arg.idx) ? 1 : 0);
 }
 
@@ -176,9 +205,17 @@ static void report(void)
 	      "waiter %d (FIFO %d) acquired %s after the hog started, want < %" PRIu64 " us",
 	      late, late < 0 ? 0 : env.prio[late],
 	      late < 0 || !sh->rank[late] ? "never" : "too late", env.bound_ns / 1000);
-	check("highest-priority-first", misordered < 0,
-	      "waiter %d (FIFO %d) acquired before a higher-priority waiter",
-	      misordered, misordered < 0 ? 0 : env.prio[misordered]);
+	if (sh->hold_known)
+		printf("# owner: held %" PRIu64 " us, donors lent %" PRIu64 " us of it\n",
+		       sh->hold_ns / 1000, sh->hold_received_ns / 1000);
+	if (sh->hold_known && sh->hold_received_ns < sh->hold_ns / 10 * 9)
+		printf("skip prioladder/highest-priority-first - donors lent the owner %" PRIu64
+		       " of the %" PRIu64 " us of its hold (the fair server ran it as itself?): its release was not on a donor's behalf\n",
+		       sh->hold_received_ns / 1000, sh->hold_ns / 1000);
+	else
+		check("highest-priority-first", misordered < 0,
+		      "waiter %d (FIFO %d) acquired before a higher-priority waiter",
+		      misordered, misordered < 0 ? 0 : env.prio[misordered]);
 	check("all-acquired", sh->order == env.nwaiters, "%d of %d waiters acquired",
 	      sh->order, env.nwaiters);
 }
