@@ -126,6 +126,21 @@ busy() {
 	check "cases/$2-log-clean" "$warns WARNs; $(bad_log $1 | head -3)" \
 		[ "$warns" = 0 -a -z "$(bad_log $1)" ]
 }
+# yield_case: a FIFO peer of the donor's priority woken while the owner
+# yields on the donor's context (see the module), bound 50 ms of a 200-ms
+# hold.  Proxy off: the peer preempts the CFS owner at once.
+yield_case() {
+	run_case yield
+	pw=$(field yield peer_wait_us)
+	if [ -z "$pw" ]; then
+		notok cases/yield-peer "the case did not run: $(cat "$T/yield.res")"
+	else
+		check cases/yield-peer "the FIFO peer of the donor's priority ran $pw us after its wakeup, the owner yielding all along (want < 50000): $(cat "$T/yield.res")" \
+			[ "$pw" -lt 50000 ]
+	fi
+	check cases/yield-log-clean "$warns WARNs; $(bad_log yield | head -3)" \
+		[ "$warns" = 0 -a -z "$(bad_log yield)" ]
+}
 case $(uname -r) in
 *-debug*|*-kasan*) timing='' ;;
 *) timing=1 ;;
@@ -133,6 +148,7 @@ esac
 if grep -qw 'proxy_exec=disable' /proc/cmdline; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy
+	yield_case
 	modprobe -r test_proxy_exec 2> /dev/null
 	finish
 fi
@@ -219,6 +235,7 @@ check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up
 if [ -n "$timing" ]; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy
+	yield_case
 fi
 modprobe -r test_proxy_exec 2> /dev/null
 finish
