@@ -19,22 +19,16 @@
 /* A status file with @capeff as its CapEff line (NULL: none). */
 static const char *status_file(const char *capeff)
 {
-	static char path[] = "/tmp/test_caps.XXXXXX";
-	FILE *f;
-	int fd;
+	static char path[32];
+	char body[256];
 
+	snprintf(body, sizeof(body),
+		 "Name:\tpxchain\nUid:\t1000\t1000\t1000\t1000\n"
+		 "CapInh:\t0000000000000000\nCapPrm:\t%s\n%s%s%sCapBnd:\t000001ffffffffff\n",
+		 capeff ? capeff : "0", capeff ? "CapEff:\t" : "", capeff ? capeff : "",
+		 capeff ? "\n" : "");
 	strcpy(path, "/tmp/test_caps.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return "/nonexistent";
-	f = fdopen(fd, "w");
-	fprintf(f, "Name:\tpxchain\nUid:\t1000\t1000\t1000\t1000\n"
-		   "CapInh:\t0000000000000000\nCapPrm:\t%s\n", capeff ? capeff : "0");
-	if (capeff)
-		fprintf(f, "CapEff:\t%s\n", capeff);
-	fprintf(f, "CapBnd:\t000001ffffffffff\n");
-	fclose(f);
-	return path;
+	return unit_tmpfile(path, body);
 }
 
 int main(void)

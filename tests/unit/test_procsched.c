@@ -14,18 +14,10 @@
 /* A sched file with the lines of @body. */
 static const char *sched_file(const char *body)
 {
-	static char path[] = "/tmp/test_procsched.XXXXXX";
-	FILE *f;
-	int fd;
+	static char path[32];
 
 	strcpy(path, "/tmp/test_procsched.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return "/nonexistent";
-	f = fdopen(fd, "w");
-	fputs(body, f);
-	fclose(f);
-	return path;
+	return unit_tmpfile(path, body);
 }
 
 int main(void)

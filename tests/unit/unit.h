@@ -52,6 +52,23 @@ static inline int unit_tool_path(char *buf, size_t len, const char *name)
 	return 0;
 }
 
+/*
+ * A new file under /tmp holding BODY, its path in PATH (a "...XXXXXX"
+ * template for mkstemp(), rewritten); "/nonexistent" if it cannot be made.
+ */
+static inline const char *unit_tmpfile(char *path, const char *body)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+
+	if (fd < 0)
+		return "/nonexistent";
+	f = fdopen(fd, "w");
+	fputs(body, f);
+	fclose(f);
+	return path;
+}
+
 /* Run the shell command CMD, its stdout into BUF; its exit status (-1: killed). */
 static inline int unit_popen_read(const char *cmd, char *buf, size_t len)
 {
