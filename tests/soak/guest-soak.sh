@@ -19,7 +19,8 @@
 # Records in DIR: soak.txt (key=value totals, what tests/soak.sh reads),
 # lab.tsv (one line per lab run: loop name rc want done verdict ball),
 # ww.tsv, locktorture.txt, cyclictest.txt, fail-*.out (output of every
-# failed lab run, the first 20).
+# failed lab run, the first 20), stuck-*.txt (the scheduler's state when a
+# run overran its timeout, the first 5).
 set -u
 # Run from a copy: this file is on the host's share, and the shell reads
 # it as it goes, so an edit there during a long soak would break the run.
@@ -51,7 +52,7 @@ done
 T=${TMPDIR-/tmp}/soak.$$
 mkdir -p "$T" "$O"
 trap 'rm -rf "$T" "$SOAK_COPY"' 0
-rm -f "$O"/lab*.tsv "$O"/ww.tsv "$O"/cases.tsv "$O"/fail-*.out "$O"/*.cur "$O"/locktorture.txt
+rm -f "$O"/lab*.tsv "$O"/ww.tsv "$O"/cases.tsv "$O"/fail-*.out "$O"/stuck-*.txt "$O"/*.cur "$O"/locktorture.txt
 
 LAB_TIMEOUT=240		# inversion -t: one run may take this long
 # inversion --grace: start-up and exit waits.  Overcommitted 8-vCPU guests
@@ -79,8 +80,31 @@ grep -q 'return=ttwu' /proc/cmdline && strategy=ttwu
 # and restore it, and concurrent runs would restore each other's -1.
 rt_runtime=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+# A hung-task report also shows what every CPU was running.
+{ echo 1 > /proc/sys/kernel/hung_task_all_cpu_backtrace; } 2> /dev/null
 # WARN()s during the soak ("none": the kernel has no /sys/kernel/warn_count).
 warn0=$(cat /sys/kernel/warn_count 2>/dev/null || echo none)
+
+# stuck_watch LOOP: a run still going 30 s after its own -t has fired is
+# stuck in the kernel or starved: before inversion's grace ends and its
+# children are killed, keep what every CPU runs and has queued
+# (sched/debug) and a backtrace of every CPU (sysrq l, into the kernel
+# log), in stuck-LOOP-N.txt (the first 5).
+# A failed test_proxy_exec case (its threads wait 10 s at most) is
+# snapshotted the same way at once.
+stuck_watch() {
+	sleep $((LAB_TIMEOUT + 30)) || return 0
+	snap_sched "$1"
+}
+snap_sched() {
+	n=$(ls "$O"/stuck-*.txt 2> /dev/null | wc -l)
+	[ "$n" -lt 5 ] || return 0
+	{
+		echo "# $(cat "$O/$1.cur" 2> /dev/null), at $(now) s"
+		cat /sys/kernel/debug/sched/debug 2>&1
+	} > "$O/stuck-$1-$((n + 1)).txt"
+	{ echo l > /proc/sysrq-trigger; } 2> /dev/null
+}
 
 # lab LOOP NAME N TOOL ARGS...: one run (N iterations; 0: it has -d), one
 # line in lab-LOOP.tsv (one file per loop: appends to one file from several
@@ -98,8 +122,11 @@ lab() {
 	else set -- "$@" -t $LAB_TIMEOUT --grace $LAB_GRACE --keep-throttle
 	fi
 	echo "$tool $*" > "$O/$loop.cur"
+	stuck_watch "$loop" &
+	watch=$!
 	"$tool" "$@" -q > "$f" 2>&1
 	rc=$?
+	kill $watch 2> /dev/null
 	cons=$(grep '^consistency:' "$f" | tail -1)
 	verdict=none
 	case $cons in *'-> OK') verdict=OK ;; *'-> INCONSISTENT') verdict=INCONSISTENT ;; esac
@@ -230,7 +257,7 @@ loop_cases() {
 			running || break
 			echo "$k" > "$O/cases.cur"
 			rc=0
-			echo "$k" > "$CASES_DIR/run" 2> "$T/cases.err" || rc=1
+			echo "$k" > "$CASES_DIR/run" 2> "$T/cases.err" || { rc=1; snap_sched cases; }
 			echo "$k $rc $(cat "$CASES_DIR/result" 2>/dev/null | tr '\n' ' ') $(cat "$T/cases.err")" >> "$O/cases.tsv"
 		done
 		rm -f "$O/cases.cur"
