@@ -478,8 +478,9 @@ while IFS='|' read -r k args cpus par; do
 	collect_group
 done < "$res/groups"
 if [ -s "$res/groups-parallel" ]; then
+	# (Unless our caller holds it for us: PX_GUEST_LOCK_HELD, guest/run.sh.)
 	exec 9> "$top/build/.guest.lock"
-	if command -v flock > /dev/null && ! flock -n 9; then
+	if [ -z "${PX_GUEST_LOCK_HELD:-}" ] && command -v flock > /dev/null && ! flock -n 9; then
 		note "waiting for another guest to finish (build/.guest.lock)"
 		flock 9
 	fi

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Proxy execution core: the boot switch is honoured, a waiter signalled or
 # killed while it donates leaves the wait at once with no stale blocked_on
-# (proxysig), and locktorture on mutex_lock with more writers than CPUs and
+# (proxysig), an owner's sched_yield() yields the donor's context
+# (yieldpeer), and locktorture on mutex_lock with more writers than CPUs and
 # RT boosting reports no errors -- with proxy execution on, off, and on the
 # debug kernel with each return strategy (lockdep, DEBUG_MUTEXES, hung-task
 # detector; the runner checks the console for any report).  On the debug
@@ -55,6 +56,19 @@ if command -v proxysig >/dev/null; then
 	[ $rc = 0 ] || px_failed=$((px_failed + 1))
 else
 	notok core/proxysig "proxysig not in the image"
+fi
+
+# An owner that yields on a waiter's behalf yields the waiter's context:
+# a peer of the waiter's priority runs before the owner's release
+# (yieldpeer prints its own lines; an order of events, like proxysig's).
+if command -v yieldpeer >/dev/null; then
+	yieldpeer -c 1 > "$T/yield" 2>&1
+	rc=$?
+	cat "$T/yield"
+	grep -q '^ok ' "$T/yield" || notok core/yieldpeer "exit $rc: $(tail -c 300 "$T/yield")"
+	[ $rc = 0 ] || px_failed=$((px_failed + 1))
+else
+	notok core/yieldpeer "yieldpeer not in the image"
 fi
 
 # torture TYPE SECS [PARAM...]: locktorture on TYPE for SECS seconds, 8

@@ -53,7 +53,7 @@ export PXBPF_VMLINUX_BTF
 # The programs, and for each a value one of its options refuses and a
 # stray argument ("-": it takes any argument, a command or pids).
 progs='abba capexec football inversion labcheck mmapdemo prioladder proxysig
-	ptydrive pxpostmortem renamedemo spurwake taskchange wakeplace
+	ptydrive pxpostmortem renamedemo spurwake taskchange wakeplace yieldpeer
 	proxytop pxchain pxdonor pxlockwait pxwakelat summarize.sh'
 bad_value() {
 	case $1 in
@@ -71,6 +71,7 @@ bad_value() {
 	spurwake) echo '-c x' ;;
 	taskchange) echo '-d 1e2 1' ;;
 	wakeplace) echo '-o x' ;;
+	yieldpeer) echo '-H 100ms' ;;
 	proxytop) echo '-d 1e2' ;;
 	pxchain) echo '1.5' ;;
 	pxdonor) echo '-p 0' ;;
