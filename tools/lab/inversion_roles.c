@@ -291,11 +291,22 @@ out:
  * (the kernel's mutex_spin_on_owner()), so the owners of the chain sleep
  * and nothing keeps the waiter from blocking.
  */
-static bool wait_waiter_blocked(void)
+static bool wait_waiter_blocked(bool boosted)
 {
 	while (px_task_state(sh->waiter_pid) != 'D') {
 		if (sh->failed)
 			return false;
+		/*
+		 * An rt_mutex owner is boosted to the waiter's priority as
+		 * soon as the waiter is queued on the lock, before it
+		 * sleeps: if the waiter is then preempted or woken (its
+		 * wait loop allows spurious wakeups), it is runnable behind
+		 * this loop at its own priority, and a SCHED_FIFO task does
+		 * not preempt one of equal priority: both would wait for
+		 * good.  Let it run and go to sleep.
+		 */
+		if (boosted)
+			sched_yield();
 	}
 	return true;
 }
@@ -349,7 +360,7 @@ static void run_holder(int k)
 			__atomic_fetch_add(&sh->chain_acq[k], 1, __ATOMIC_RELAXED);
 			lab_unlock(fd, m + 1, lab_type(m + 1), who);
 		} else {
-			if (!wait_waiter_blocked())
+			if (!wait_waiter_blocked(lab_type(m) == LK_RTMUTEX))
 				break;
 			lab_usecs(fd, PROXYLAB_IOC_SLEEP, env.sleep_us, who);
 			lab_usecs(fd, PROXYLAB_IOC_BURN, env.burn_us, who);
