@@ -31,13 +31,12 @@
 #               the writer queued first cannot run to pass it on).
 #  readers-chain a FIFO waiter on a mutex whose nice-19 owner waits for an
 #               rwsem a reader holds for 20 ms, two CFS spinners on the
-#               owner's CPU, the owner's critical section 10 ms of CPU: the
-#               waiter must get the mutex within 100 ms (the reader's hold,
-#               counted from the waiter's arrival, plus the section, with
-#               room), i.e. the owner must finish on the waiter's context
-#               once the reader is gone; and at least half of that
-#               section must have run on another's context
-#               (readers-chain-donated: proxy_received_ns).
+#               owner's CPU, the owner's critical section 10 ms of CPU:
+#               the owner must finish on the waiter's context once the
+#               reader is gone, at least half of that section on
+#               another's context (readers-chain-donated:
+#               proxy_received_ns).  The waiter's wait (within 100 ms) is
+#               a duration: 45-vtime-bounds bounds it in virtual time.
 #  return       a FIFO donor from an idle CPU lends its context to a CFS
 #               owner on a CPU with a CFS hog (proxy execution migrates it
 #               there), gets the mutex and computes 50 ms: it must do so on
@@ -210,10 +209,7 @@ check cases/up-write-reader-wait "the FIFO reader got the rwsem $rw us after the
 	[ "${rw:-999999}" -lt 50000 ]
 # --- readers-chain
 run_case readers_chain
-ww=$(field readers_chain wait_us)
 [ "$(field readers_chain queued)" = 1 ] || notok cases/readers-chain-setup "the owner or the waiter never queued: $(cat "$T/readers_chain.res")"
-check cases/readers-chain-wait "the FIFO waiter waited $ww us behind the owner (want < 100000): $(cat "$T/readers_chain.res")" \
-	[ "${ww:-999999999}" -lt 100000 ]
 cs=$(field readers_chain owner_cs_us) rcv=$(field readers_chain owner_received_us)
 check cases/readers-chain-donated "the owner ran $rcv us of its $cs us critical section after the readers left on another's context (want >= half: the waiter's donation resumed)" \
 	[ "${rcv:-0}" -gt 0 -a $((${rcv:-0} * 2)) -ge "${cs:-1}" ]

@@ -27,6 +27,10 @@
 #   pxlockwait  the tool's donor time of an rt inversion: every wait at
 #          least 90% donated (62-pxlockwait.sh's bound: more than 0, at
 #          most one wait under half)
+#   readers-chain  test_proxy_exec's readers_chain: a FIFO waiter behind a
+#          nice-19 owner that waits for a 20-ms reader, spinners on its
+#          CPU: under 100 ms (42-proxy-cases' multi-threaded bound, which
+#          host load broke; that script keeps the donated fraction)
 # Each timed section writes to the guest's tmpfs only and is checked by
 # the warp guard (lib/pxtest.sh); a rejected one skips its checks and
 # fails vtime/warp-guard.  With proxy execution off, the same runs must
@@ -262,6 +266,36 @@ if timed pxlockwait pxlockwait_run; then
 		fi
 	fi
 fi
+
+# readers-chain: test_proxy_exec's readers_chain case (42-proxy-cases
+# runs it on multi-threaded TCG, for what does not depend on the host):
+# a FIFO waiter on a mutex whose nice-19 owner waits for an rwsem read-
+# held for 20 ms, two CFS spinners on the owner's CPU.  The waiter waits
+# about the read hold plus the owner's 10-ms critical section, which the
+# waiter's donation runs once the reader leaves: under 100 ms (it was
+# 2129 ms before the fix, round 3's finding 4).  Proxy off: the nice-19
+# owner shares its CPU with the spinners, 300 ms and more.
+cases_run() {
+	modprobe test_proxy_exec || return 1
+	echo readers_chain > /sys/kernel/debug/test_proxy_exec/run || return 1
+	cat /sys/kernel/debug/test_proxy_exec/result
+}
+if timed readers-chain cases_run; then
+	rcw=$(tr ' ' '\n' < "$T/readers-chain.out" | sed -n 's/^wait_us=//p' | head -1)
+	echo "# readers-chain ($proxy): $(tr '\n' ' ' < "$T/readers-chain.out")"
+	why=''
+	[ $rc = 0 ] && [ -n "$rcw" ] || why="exit $rc: $(tr '\n' ' ' < "$T/readers-chain.out" | tail -c 300)"
+	if completes readers-chain "$why"; then
+		if [ $verdict = bounded ]; then
+			bound readers-chain-bounded "the FIFO waiter waited $rcw us (limit 100000: the 20-ms read hold and the owner's 10-ms section)" \
+				"[ $rcw -lt 100000 ]"
+		else
+			bound readers-chain-inversion-shown "the FIFO waiter waited only $rcw us with proxy off (want >= 300000)" \
+				"[ $rcw -ge 300000 ]"
+		fi
+	fi
+fi
+modprobe -r test_proxy_exec 2> /dev/null
 
 warp_guard vtime/warp-guard
 finish
