@@ -157,16 +157,6 @@ void check_kind_free(const struct lab_kind *k, const char *name, int idx)
 	check(n, kind_is_free(k, idx), "%s %d still held afterwards", k->name, idx);
 }
 
-bool wait_state(pid_t pid, char state, long ms)
-{
-	for (; ms > 0; ms -= 5) {
-		if (px_task_state(pid) == state)
-			return true;
-		px_sleep_ns(5ULL * 1000000);
-	}
-	return false;
-}
-
 static void test_einval(int fd)
 {
 	check_errno("lock-index-16-einval", lock_err(fd, PROXYLAB_NR_MUTEXES, 0, NULL), EINVAL);
@@ -254,7 +244,7 @@ void test_kind_killed_waiter(const struct lab_kind *k, int fd, int m)
 		kind_lock_err(k, cfd, m, 0, NULL);
 		_exit(0);	/* never reached while the parent holds m */
 	}
-	check(kname(k, "waiter-blocks-killable"), wait_state(pid, 'D', 3000),
+	check(kname(k, "waiter-blocks-killable"), px_wait_task_state(pid, 'D', 3000, NULL),
 	      "waiter state %c, want D", px_task_state(pid));
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -289,7 +279,7 @@ static void test_sleep_eintr(void)
 		sigaction(SIGUSR1, &sa, NULL);
 		_exit(u64_err(cfd, PROXYLAB_IOC_SLEEP, 5000000) == EINTR ? 0 : 1);
 	}
-	wait_state(pid, 'S', 3000);
+	px_wait_task_state(pid, 'S', 3000, NULL);
 	px_sleep_ns(50ULL * 1000000);
 	kill(pid, SIGUSR1);
 	status = px_reap(pid, 3000);
@@ -350,7 +340,7 @@ void test_kind_interruptible(const struct lab_kind *k, int fd, int m)
 			_exit(2);
 		_exit(blocked_on(cfd) == 1 ? 3 : 0);
 	}
-	wait_state(pid, 'S', 3000);
+	px_wait_task_state(pid, 'S', 3000, NULL);
 	px_sleep_ns(50ULL * 1000000);
 	kill(pid, SIGUSR1);
 	status = px_reap(pid, 3000);
@@ -387,7 +377,7 @@ void test_kind_uninterruptible(const struct lab_kind *k, int fd, int m)
 
 		_exit(kind_lock_err(k, cfd, m, PROXYLAB_LOCK_UNINTERRUPTIBLE, NULL) ? 1 : 0);
 	}
-	check(kname(k, "uninterruptible-blocks"), wait_state(pid, 'D', 3000),
+	check(kname(k, "uninterruptible-blocks"), px_wait_task_state(pid, 'D', 3000, NULL),
 	      "waiter state %c, want D", px_task_state(pid));
 	kill(pid, SIGKILL);
 	/*
@@ -398,7 +388,7 @@ void test_kind_uninterruptible(const struct lab_kind *k, int fd, int m)
 	 * a starved vCPU can stretch to well past this read.
 	 */
 	px_sleep_ns(200ULL * 1000000);
-	check(kname(k, "uninterruptible-survives-kill"), wait_state(pid, 'D', 3000),
+	check(kname(k, "uninterruptible-survives-kill"), px_wait_task_state(pid, 'D', 3000, NULL),
 	      "waiter state %c 200 ms after SIGKILL and for 3 s after, want D (still waiting)",
 	      px_task_state(pid));
 	check_errno(kname(k, "unlock-for-uninterruptible"), kind_unlock_err(k, fd, m), 0);

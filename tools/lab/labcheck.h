@@ -52,7 +52,6 @@ void test_kind_uninterruptible(const struct lab_kind *k, int fd, int m);
 int u64_err(int fd, unsigned long req, uint64_t v);
 const char *ename(int err);
 void check_errno(const char *name, int got, int want);
-bool wait_state(pid_t pid, char state, long ms);
 int blocked_on(int fd);
 void on_usr1(int sig);
 

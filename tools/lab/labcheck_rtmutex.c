@@ -221,7 +221,7 @@ static void test_rt_boost(int fd, int m)
 			_exit(2);
 		_exit(fifo ? 0 : 4);
 	}
-	wait_state(pid, 'D', 3000);
+	px_wait_task_state(pid, 'D', 3000, NULL);
 	/* The waiter boosts before it sleeps: D means boosted. */
 	if (sched_getscheduler(pid) == SCHED_FIFO)
 		boosted = stat_priority(getpid());
@@ -273,7 +273,7 @@ static void test_rt_cycle(int fd, int a, int b)
 	if (read(pipefd[0], &c, 1) != 1)
 		c = 0;
 	close(pipefd[0]);
-	check("rtmutex-cycle-other-waits", c == 'b' && wait_state(pid, 'D', 3000),
+	check("rtmutex-cycle-other-waits", c == 'b' && px_wait_task_state(pid, 'D', 3000, NULL),
 	      "setup: the other task %s, state %c", c == 'b' ? "holds b" : "could not lock b",
 	      px_task_state(pid));
 	check_errno("rtmutex-cycle-edeadlk", rt_lock_err(fd, b, 0, NULL), EDEADLK);
@@ -345,7 +345,7 @@ static void test_rt_shared_holder(int m, bool close_shared)
 		_exit(rt_lock_err(wfd, m, 0, NULL) || rt_unlock_err(wfd, m) ? 1 : 0);
 	}
 	snprintf(name, sizeof(name), "%s-waiter-waits", n);
-	check(name, keeper > 0 && wait_state(waiter, 'D', 3000),
+	check(name, keeper > 0 && px_wait_task_state(waiter, 'D', 3000, NULL),
 	      "setup: keeper %d, waiter state %c", keeper, px_task_state(waiter));
 	kill(holder, SIGKILL);
 	waitpid(holder, &status, 0);

@@ -137,7 +137,7 @@ void test_rwsem_blocking(int fd)
 		rw_lock_err(cfd, a, PROXYLAB_LOCK_READ, NULL);
 		_exit(0);	/* never reached while the parent holds a */
 	}
-	check("rwsem-reader-blocks-killable", wait_state(pid, 'D', 3000),
+	check("rwsem-reader-blocks-killable", px_wait_task_state(pid, 'D', 3000, NULL),
 	      "reader state %c, want D", px_task_state(pid));
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -160,7 +160,7 @@ void test_rwsem_blocking(int fd)
 			_exit(2);
 		_exit(blocked_on(cfd) == 1 ? 3 : 0);
 	}
-	wait_state(pid, 'S', 3000);
+	px_wait_task_state(pid, 'S', 3000, NULL);
 	px_sleep_ns(50ULL * 1000000);
 	kill(pid, SIGUSR1);
 	status = px_reap(pid, 3000);
@@ -182,7 +182,7 @@ void test_rwsem_blocking(int fd)
 			_exit(3);
 		_exit(ns >= 40000000ULL && !rw_unlock_err(cfd, b) ? 0 : 2);
 	}
-	wait_state(pid, 'D', 3000);
+	px_wait_task_state(pid, 'D', 3000, NULL);
 	px_sleep_ns(50ULL * 1000000);
 	check_errno("rwsem-unlock-for-reader", rw_unlock_err(fd, b), 0);
 	status = px_reap(pid, 3000);

@@ -58,7 +58,7 @@ void test_shared_file_reads(int fd)
 	a = fork();
 	if (!a)
 		_exit(read_once(shared, w));
-	check("share-first-reader-waits", wait_state(a, 'D', 3000),
+	check("share-first-reader-waits", px_wait_task_state(a, 'D', 3000, NULL),
 	      "first reader state %c, want D", px_task_state(a));
 	b = fork();
 	if (!b)
@@ -128,7 +128,7 @@ void test_dead_holder_shared_files(int m)
 
 		_exit(lock_err(wfd, m, 0, NULL) || unlock_err(wfd, m) ? 1 : 0);
 	}
-	check("dead-holder-waiter-waits", keeper > 0 && wait_state(waiter, 'D', 3000),
+	check("dead-holder-waiter-waits", keeper > 0 && px_wait_task_state(waiter, 'D', 3000, NULL),
 	      "setup: keeper %d, waiter state %c", keeper, px_task_state(waiter));
 	kill(holder, SIGKILL);
 	waitpid(holder, &status, 0);

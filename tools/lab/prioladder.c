@@ -152,16 +152,6 @@ static void run_hog(void)
 	_exit(0);
 }
 
-static bool wait_state_d(pid_t pid, long ms)
-{
-	for (; ms > 0; ms--) {
-		if (px_task_state(pid) == 'D')
-			return true;
-		px_sleep_ns(1000000);
-	}
-	return false;
-}
-
 static bool all_acquired(long ms)
 {
 	for (; ms > 0; ms--) {
@@ -340,7 +330,7 @@ int main(int argc, char **argv)
 		waiter_index = i;
 		waiter[i] = px_fork_run(run_waiter);
 		started++;
-		if (!wait_state_d(waiter[i], 5000)) {
+		if (!px_wait_task_state(waiter[i], 'D', 5000, NULL)) {
 			px_warnx("waiter %d never blocked", i);
 			goto out;
 		}

@@ -110,16 +110,6 @@ static bool wait_flag(volatile int *flag, long ms)
 	return *flag;
 }
 
-static bool wait_state_d(pid_t pid, long ms)
-{
-	for (; ms > 0; ms--) {
-		if (px_task_state(pid) == 'D')
-			return true;
-		px_sleep_ns(1000000);
-	}
-	return false;
-}
-
 /* One iteration: the unlock-to-acquire latency in ns, or -1 (setup). */
 static int64_t iteration(long i)
 {
@@ -134,7 +124,7 @@ static int64_t iteration(long i)
 		goto out_owner;
 	}
 	waiter = px_fork_run(run_waiter);
-	if (!wait_state_d(waiter, 5000)) {
+	if (!px_wait_task_state(waiter, 'D', 5000, NULL)) {
 		px_warnx("iteration %ld: the waiter never blocked", i);
 		goto out_waiter;
 	}

@@ -107,20 +107,6 @@ static void run_peer(void)
 	_exit(0);
 }
 
-/* Until @pid is in state @want, for up to 5 s. */
-static bool reaches_state(pid_t pid, char want, char *last)
-{
-	int i;
-
-	for (i = 0; i < 1000; i++) {
-		*last = px_task_state(pid);
-		if (*last == want)
-			return true;
-		px_sleep_ns(5000000);
-	}
-	return false;
-}
-
 static const char doc[] =
 "An owner that yields while it runs on a blocked waiter's behalf yields the\n"
 "waiter's scheduling context: a peer of the waiter's priority, woken on\n"
@@ -202,7 +188,7 @@ int main(int argc, char **argv)
 		px_fatal(2, "pipe");
 
 	peer = px_fork_run(run_peer);
-	if (!reaches_state(peer, 'S', &last)) {
+	if (!px_wait_task_state(peer, 'S', 5000, &last)) {
 		px_reap(peer, 0);
 		px_fatalx(2, "the peer never went to sleep (state %c)", last);
 	}
@@ -210,7 +196,7 @@ int main(int argc, char **argv)
 	for (i = 0; !sh->owner_ready && i < 500; i++)
 		px_sleep_ns(10000000);
 	waiter = sh->owner_ready ? px_fork_run(run_waiter) : -1;
-	if (waiter < 0 || !reaches_state(waiter, 'D', &last)) {
+	if (waiter < 0 || !px_wait_task_state(waiter, 'D', 5000, &last)) {
 		sh->release = 1;
 		px_reap(peer, 0);
 		px_reap(owner, 0);

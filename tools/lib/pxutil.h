@@ -337,6 +337,9 @@ bool px_caps_allow_bpf(uint64_t caps);
 /* State letter of task @pid from /proc/PID/stat (R, S, D, ...), '?' if
  * unreadable.  A task blocked in a killable mutex wait shows D. */
 char px_task_state(int pid);
+/* Until task @pid is in @state (px_task_state()), polled every millisecond
+ * for up to @ms; the last letter read goes to *@last unless it is NULL. */
+bool px_wait_task_state(int pid, char state, long ms, char *last);
 
 /* A field of a /proc/PID/sched file (NULL: /proc/self/sched) in ns: the
  * kernel prints times as milliseconds with six decimals

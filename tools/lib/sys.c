@@ -428,6 +428,21 @@ char px_task_state(int pid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
+bool px_wait_task_state(int pid, char state, long ms, char *last)
+{
+	char c = '?';
+
+	for (; ms > 0; ms--) {
+		c = px_task_state(pid);
+		if (c == state)
+			break;
+		px_sleep_ns(1000000);
+	}
+	if (last)
+		*last = c;
+	return c == state;
+}
+
 int px_proc_sched_ns(const char *sched_path, const char *field, uint64_t *ns)
 {
 	size_t n = strlen(field);
