@@ -92,9 +92,14 @@ warn0=$(cat /sys/kernel/warn_count 2>/dev/null || echo none)
 # log), in stuck-LOOP-N.txt (the first 5).
 # A failed test_proxy_exec case (its threads wait 10 s at most) is
 # snapshotted the same way at once.
+# It runs while $T/LOOP.run exists, waking every 5 s (a killed sleep
+# would outlive its shell, one per run).
 stuck_watch() {
-	sleep $((LAB_TIMEOUT + 30)) || return 0
-	snap_sched "$1"
+	_end=$(($(now) + LAB_TIMEOUT + 30))
+	while [ -e "$T/$1.run" ]; do
+		[ "$(now)" -lt "$_end" ] || { snap_sched "$1"; return; }
+		sleep 5
+	done
 }
 snap_sched() {
 	n=$(ls "$O"/stuck-*.txt 2> /dev/null | wc -l)
@@ -122,11 +127,11 @@ lab() {
 	else set -- "$@" -t $LAB_TIMEOUT --grace $LAB_GRACE --keep-throttle
 	fi
 	echo "$tool $*" > "$O/$loop.cur"
+	: > "$T/$loop.run"
 	stuck_watch "$loop" &
-	watch=$!
 	"$tool" "$@" -q > "$f" 2>&1
 	rc=$?
-	kill $watch 2> /dev/null
+	rm -f "$T/$loop.run"
 	cons=$(grep '^consistency:' "$f" | tail -1)
 	verdict=none
 	case $cons in *'-> OK') verdict=OK ;; *'-> INCONSISTENT') verdict=INCONSISTENT ;; esac
