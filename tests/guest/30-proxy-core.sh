@@ -45,31 +45,31 @@ else
 		"debugfs '$(cat /sys/kernel/debug/sched/proxy_exec 2>&1)'"
 fi
 
-# Signals and kills of a blocked waiter (prints its own ok/not ok lines).
-if command -v proxysig >/dev/null; then
-	# The owner burns 1.5 s; the signal comes 0.2 s after the waiter
-	# blocked and must end its wait within 0.5 s.
-	proxysig -c 1 -b 1500 > "$T/sig" 2>&1
+# lab_test NAME ARGS...: a test program that prints its own ok/not ok
+# lines; core/NAME fails when it printed no ok line, and its exit status
+# counts as a failure.
+lab_test() {
+	_n=$1
+	if ! command -v "$_n" > /dev/null; then
+		notok "core/$_n" "$_n not in the image"
+		return
+	fi
+	"$@" > "$T/$_n" 2>&1
 	rc=$?
-	cat "$T/sig"
-	grep -q '^ok ' "$T/sig" || notok core/proxysig "exit $rc: $(tail -c 300 "$T/sig")"
+	cat "$T/$_n"
+	grep -q '^ok ' "$T/$_n" || notok "core/$_n" "exit $rc: $(tail -c 300 "$T/$_n")"
 	[ $rc = 0 ] || px_failed=$((px_failed + 1))
-else
-	notok core/proxysig "proxysig not in the image"
-fi
+}
+
+# Signals and kills of a blocked waiter: the owner burns 1.5 s, the
+# signal comes 0.2 s after the waiter blocked, and the wait must end
+# before the owner's release.
+lab_test proxysig -c 1 -b 1500
 
 # An owner that yields on a waiter's behalf yields the waiter's context:
-# a peer of the waiter's priority runs before the owner's release
-# (yieldpeer prints its own lines; an order of events, like proxysig's).
-if command -v yieldpeer >/dev/null; then
-	yieldpeer -c 1 > "$T/yield" 2>&1
-	rc=$?
-	cat "$T/yield"
-	grep -q '^ok ' "$T/yield" || notok core/yieldpeer "exit $rc: $(tail -c 300 "$T/yield")"
-	[ $rc = 0 ] || px_failed=$((px_failed + 1))
-else
-	notok core/yieldpeer "yieldpeer not in the image"
-fi
+# a peer of the waiter's priority runs before the owner's release (an
+# order of events, like proxysig's).
+lab_test yieldpeer -c 1
 
 # torture TYPE SECS [PARAM...]: locktorture on TYPE for SECS seconds, 8
 # writers on 4 CPUs, RT boosting; its dmesg in $T/torture-TYPE.  Status 0
