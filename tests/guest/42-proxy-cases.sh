@@ -52,9 +52,20 @@
 #  return-busy  a FIFO donor that proxy execution migrated to its owner's
 #               CPU gets the mutex from the owner it runs for while a higher
 #               FIFO hog computes 400 ms on its own CPU: the same bound.
-#               Both also check where it ran (-cpu): not on the hog's CPU.
+#               Both also check where it ran (-cpu): not on the hog's CPU
+#               (the module releases only once the hog computes there).
 #               These two are timing checks: lean kernels only (and the
 #               proxy-off boot, which runs only them).
+#  ww-backoff   a wound-wait context wounded by an older one (-EDEADLK on its
+#               next lock) backs off, takes the contended lock with
+#               ww_mutex_lock_slow() while that lock is free, then asks for
+#               a lock the older context holds: it must wait for it, not
+#               get -EDEADLK again for the wound of locks it no longer
+#               holds.  A ww_mutex matter, not proxy execution's: the
+#               proxy-off boot runs it as well.  Only kernels without
+#               DEBUG_LOCK_ALLOC take the lock fast path where the wound
+#               used to survive (the debug kernels run the case, which
+#               cannot fail there).
 #
 # The AA cases are 43-proxy-aa.sh (they leave blocked threads behind).
 #
@@ -119,7 +130,7 @@ busy() {
 		check "cases/$2" "the FIFO waiter ran $wu us after the unlock, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
 			[ "$wu" -lt 100000 ]
 		wc=$(field $1 waiter_cpu) hc=$(field $1 hog_cpu)
-		check "cases/$2-cpu" "the FIFO waiter got the mutex on CPU $wc, the hog's, not on a free one" \
+		check "cases/$2-cpu" "the FIFO waiter got the mutex on CPU $wc, the hog's, not on a free one: $(cat "$T/$1.res")" \
 			[ "$wc" != "$hc" ]
 	fi
 	check "cases/$2-log-clean" "$warns WARNs; $(bad_log $1 | head -3)" \
@@ -142,6 +153,19 @@ yield_case() {
 	check cases/yield-log-clean "$warns WARNs; $(bad_log yield | head -3)" \
 		[ "$warns" = 0 -a -z "$(bad_log yield)" ]
 }
+# ww_case: see ww-backoff above.
+ww_case() {
+	run_case ww_backoff
+	first=$(field ww_backoff first) relock=$(field ww_backoff relock)
+	if [ "$first" != -35 ]; then
+		notok cases/ww-backoff "the young context was not wounded (want first=-35): $(cat "$T/ww_backoff.res")"
+	else
+		check cases/ww-backoff "after its back-off and ww_mutex_lock_slow(), the wounded context got $relock for a lock the older one holds, not a wait (want relock=0)" \
+			[ "$relock" = 0 ]
+	fi
+	check cases/ww-backoff-log-clean "$warns WARNs; $(bad_log ww_backoff | head -3)" \
+		[ "$warns" = 0 -a -z "$(bad_log ww_backoff)" ]
+}
 case $(uname -r) in
 *-debug*|*-kasan*) timing='' ;;
 *) timing=1 ;;
@@ -150,6 +174,7 @@ if grep -qw 'proxy_exec=disable' /proc/cmdline; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy
 	yield_case
+	ww_case
 	modprobe -r test_proxy_exec 2> /dev/null
 	finish
 fi
@@ -231,6 +256,7 @@ warns=$(($(cat /sys/kernel/warn_count) - w_rest))
 check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up_write | head -3)" \
 	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_reader)$(bad_log rewoken_mutex)$(bad_log readers_chain)$(bad_log return)" ]
 yield_case
+ww_case
 if [ -n "$timing" ]; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy

@@ -249,16 +249,20 @@ loop_mmap() {
 # next CPU: rwsem states that last nanoseconds in real life (a stale,
 # freed reader in a write-locked rwsem's owner field; parked waiters
 # woken by their owner; up_write() while proxied; a mutex owner waiting
-# for an rwsem's readers), among everything else.  cases.tsv: one line
-# per run, "case rc result-line"; a run that errs is a failure.
+# for an rwsem's readers; a wound-wait back-off that must not inherit its
+# wound), among everything else.  cases.tsv: one line per run, "case rc
+# result-line"; a run that errs is a failure, and so is a ww_backoff run
+# whose relock is not a wait (relock=0 after first=-35).
 CASES_DIR=/sys/kernel/debug/test_proxy_exec
+# awk: a cases.tsv line that is a failure
+case_failed='$2 != 0 || ($1 == "ww_backoff" && !/ first=-35 relock=0 /)'
 loop_cases() {
 	i=0
 	while running; do
 		c=$((i % ncpu)) i=$((i + 1))
 		[ "$c" != 0 ] || c=1
 		echo "$c" > /sys/module/test_proxy_exec/parameters/cpu
-		for k in stale_owner rewoken rewoken_reader up_write readers_chain; do
+		for k in stale_owner rewoken rewoken_reader up_write readers_chain ww_backoff; do
 			running || break
 			echo "$k" > "$O/cases.cur"
 			rc=0
@@ -475,10 +479,10 @@ elif [ -z "$cases_ok" ]; then
 	skip soak/proxy-cases "no test_proxy_exec here ($(cat "$T/cases-mod.err" 2>/dev/null)) or one CPU"
 else
 	cases_runs=$(grep -c . "$O/cases.tsv" 2>/dev/null || echo 0)
-	cases_bad=$(awk '$2 != 0' "$O/cases.tsv" 2>/dev/null | wc -l)
+	cases_bad=$(awk "$case_failed" "$O/cases.tsv" 2>/dev/null | wc -l)
 	echo "# test_proxy_exec: $cases_runs case runs, $cases_bad failed"
 	[ "$cases_runs" -gt 0 ] && [ "$cases_bad" = 0 ] && [ ! -e "$O/cases.cur" ] && ok soak/proxy-cases ||
-		notok soak/proxy-cases "$cases_bad of $cases_runs runs failed$([ ! -e "$O/cases.cur" ] || echo "; $(cat "$O/cases.cur") still running"): $(awk '$2 != 0' "$O/cases.tsv" | head -1)"
+		notok soak/proxy-cases "$cases_bad of $cases_runs runs failed$([ ! -e "$O/cases.cur" ] || echo "; $(cat "$O/cases.cur") still running"): $(awk "$case_failed" "$O/cases.tsv" | head -1)"
 fi
 skipped ww || { [ "$ww_loads" -gt 0 ] && [ "$ww_failed" = 0 ] && [ ! -e "$O/ww.cur" ] && ok soak/ww-mutex; } ||
 	notok soak/ww-mutex "$ww_failed of $ww_loads loads failed$([ ! -e "$O/ww.cur" ] || echo "; a load still running after ${WIND_DOWN}s"): $(awk '$1 != 0' "$O/ww.tsv" | head -1)"
