@@ -65,7 +65,9 @@
 #               proxy-off boot runs it as well.  Only kernels without
 #               DEBUG_LOCK_ALLOC take the lock fast path where the wound
 #               used to survive (the debug kernels run the case, which
-#               cannot fail there).
+#               cannot fail there).  ww-backoff-interruptible: the same
+#               with ww_mutex_lock_interruptible() and
+#               ww_mutex_lock_slow_interruptible().
 #
 # The AA cases are 43-proxy-aa.sh (they leave blocked threads behind).
 #
@@ -153,18 +155,19 @@ yield_case() {
 	check cases/yield-log-clean "$warns WARNs; $(bad_log yield | head -3)" \
 		[ "$warns" = 0 -a -z "$(bad_log yield)" ]
 }
-# ww_case: see ww-backoff above.
+# ww_case CASE NAME: see ww-backoff above; ww_backoff_intr (ww-backoff-
+# interruptible) takes the same steps with the _interruptible() calls.
 ww_case() {
-	run_case ww_backoff
-	first=$(field ww_backoff first) relock=$(field ww_backoff relock)
+	run_case $1
+	first=$(field $1 first) relock=$(field $1 relock)
 	if [ "$first" != -35 ]; then
-		notok cases/ww-backoff "the young context was not wounded (want first=-35): $(cat "$T/ww_backoff.res")"
+		notok "cases/$2" "the young context was not wounded (want first=-35): $(cat "$T/$1.res")"
 	else
-		check cases/ww-backoff "after its back-off and ww_mutex_lock_slow(), the wounded context got $relock for a lock the older one holds, not a wait (want relock=0)" \
+		check "cases/$2" "after its back-off and ww_mutex_lock_slow(), the wounded context got $relock for a lock the older one holds, not a wait (want relock=0)" \
 			[ "$relock" = 0 ]
 	fi
-	check cases/ww-backoff-log-clean "$warns WARNs; $(bad_log ww_backoff | head -3)" \
-		[ "$warns" = 0 -a -z "$(bad_log ww_backoff)" ]
+	check "cases/$2-log-clean" "$warns WARNs; $(bad_log $1 | head -3)" \
+		[ "$warns" = 0 -a -z "$(bad_log $1)" ]
 }
 case $(uname -r) in
 *-debug*|*-kasan*) timing='' ;;
@@ -174,7 +177,8 @@ if grep -qw 'proxy_exec=disable' /proc/cmdline; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy
 	yield_case
-	ww_case
+	ww_case ww_backoff ww-backoff
+	ww_case ww_backoff_intr ww-backoff-interruptible
 	modprobe -r test_proxy_exec 2> /dev/null
 	finish
 fi
@@ -256,7 +260,8 @@ warns=$(($(cat /sys/kernel/warn_count) - w_rest))
 check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up_write | head -3)" \
 	[ "$warns" = 0 -a -z "$(bad_log up_write)$(bad_log rewoken)$(bad_log rewoken_reader)$(bad_log rewoken_mutex)$(bad_log readers_chain)$(bad_log return)" ]
 yield_case
-ww_case
+ww_case ww_backoff ww-backoff
+ww_case ww_backoff_intr ww-backoff-interruptible
 if [ -n "$timing" ]; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy

@@ -251,18 +251,18 @@ loop_mmap() {
 # woken by their owner; up_write() while proxied; a mutex owner waiting
 # for an rwsem's readers; a wound-wait back-off that must not inherit its
 # wound), among everything else.  cases.tsv: one line per run, "case rc
-# result-line"; a run that errs is a failure, and so is a ww_backoff run
+# result-line"; a run that errs is a failure, and so is a ww_backoff* run
 # whose relock is not a wait (relock=0 after first=-35).
 CASES_DIR=/sys/kernel/debug/test_proxy_exec
 # awk: a cases.tsv line that is a failure
-case_failed='$2 != 0 || ($1 == "ww_backoff" && !/ first=-35 relock=0 /)'
+case_failed='$2 != 0 || ($1 ~ /^ww_backoff/ && !/ first=-35 relock=0 /)'
 loop_cases() {
 	i=0
 	while running; do
 		c=$((i % ncpu)) i=$((i + 1))
 		[ "$c" != 0 ] || c=1
 		echo "$c" > /sys/module/test_proxy_exec/parameters/cpu
-		for k in stale_owner rewoken rewoken_reader up_write readers_chain ww_backoff; do
+		for k in stale_owner rewoken rewoken_reader up_write readers_chain ww_backoff ww_backoff_intr; do
 			running || break
 			echo "$k" > "$O/cases.cur"
 			rc=0
