@@ -41,8 +41,9 @@
 #               owner on a CPU with a CFS hog (proxy execution migrates it
 #               there), gets the mutex and computes 50 ms: it must do so on
 #               its own CPU again (return migration, either strategy: the
-#               script also boots return=ttwu), and the hog must keep at
-#               least half of its CPU meanwhile.
+#               script also boots return=ttwu).  That the hog keeps at
+#               least half of its CPU meanwhile is a CPU share: checked in
+#               virtual time, 45-vtime-bounds' return-load.
 #  woken-queued a FIFO waiter that proxy execution keeps queued on its CPU
 #               (never migrated) is woken by the unlock while a higher FIFO
 #               hog computes 400 ms there and other CPUs are free: it must
@@ -245,16 +246,13 @@ check cases/readers-chain-donated "the owner ran $rcv us of its $cs us critical 
 # --- return
 run_case return
 ca=$(field return cpu_after) src=$(field return src_cpu)
-burn=$(field return burn_us) hog=$(field return hog_us)
-if [ -z "$ca" ] || [ -z "$burn" ]; then
+if [ -z "$ca" ]; then
 	notok cases/return-cpu "the case did not run: $(cat "$T/return.res")"
 elif grep -qw 'proxy_exec=disable' /proc/cmdline; then
 	skip cases/return-cpu "proxy execution off: no migration to return from"
 else
 	check cases/return-cpu "the donor computed on CPU $ca after its lock, not on its own CPU $src (return migration)" \
 		[ "$ca" = "$src" ]
-	check cases/return-load "the owner CPU's hog got $hog us of the donor's $burn us burn after the lock (want >= half: the donor gone back)" \
-		[ $((hog * 2)) -ge "$burn" ]
 fi
 warns=$(($(cat /sys/kernel/warn_count) - w_rest))
 check cases/log-clean "$warns WARNs in the cases after stale-owner; $(bad_log up_write | head -3)" \

@@ -31,6 +31,11 @@
 #          nice-19 owner that waits for a 20-ms reader, spinners on its
 #          CPU: under 100 ms (42-proxy-cases' multi-threaded bound, which
 #          host load broke; that script keeps the donated fraction)
+#   return-load  test_proxy_exec's return: a FIFO donor returned after its
+#          lock leaves the owner's CPU to that CPU's CFS hog, which gets at
+#          least half of the donor's 50-ms burn (a CPU share: it was
+#          42-proxy-cases' return-load, on multi-threaded TCG, where host
+#          load gave 29-48%)
 # Each timed section writes to the guest's tmpfs only and is checked by
 # the warp guard (lib/pxtest.sh); a rejected one skips its checks and
 # fails vtime/warp-guard.  With proxy execution off, the same runs must
@@ -275,12 +280,13 @@ fi
 # waiter's donation runs once the reader leaves: under 100 ms (it was
 # 2129 ms before the fix, round 3's finding 4).  Proxy off: the nice-19
 # owner shares its CPU with the spinners, 300 ms and more.
+# cases_run CASE: run test_proxy_exec's CASE, print its result line.
 cases_run() {
 	modprobe test_proxy_exec || return 1
-	echo readers_chain > /sys/kernel/debug/test_proxy_exec/run || return 1
+	echo "$1" > /sys/kernel/debug/test_proxy_exec/run || return 1
 	cat /sys/kernel/debug/test_proxy_exec/result
 }
-if timed readers-chain cases_run; then
+if timed readers-chain cases_run readers_chain; then
 	rcw=$(tr ' ' '\n' < "$T/readers-chain.out" | sed -n 's/^wait_us=//p' | head -1)
 	echo "# readers-chain ($proxy): $(tr '\n' ' ' < "$T/readers-chain.out")"
 	why=''
@@ -294,6 +300,28 @@ if timed readers-chain cases_run; then
 				"[ $rcw -ge 300000 ]"
 		fi
 	fi
+fi
+
+# return-load: test_proxy_exec's return case (42-proxy-cases checks the
+# donor's CPU there, an outcome the host's load does not change): a FIFO
+# donor from an idle CPU lends its context to a CFS owner on a CPU with a
+# CFS hog, gets the mutex and computes 50 ms.  Returned to its own CPU, it
+# leaves the hog its CPU: the hog gets at least half of those 50 ms (all
+# of them in virtual time: 50987 of 50998 us).  Left on the hog's CPU
+# (the no-return-migration mutant), the FIFO donor takes it all.  Proxy
+# off: the donor never leaves its CPU, no migration to return from.
+if [ $proxy = on ] && timed return-load cases_run return; then
+	echo "# return-load ($proxy): $(tr '\n' ' ' < "$T/return-load.out")"
+	burn=$(tr ' ' '\n' < "$T/return-load.out" | sed -n 's/^burn_us=//p' | head -1)
+	hog=$(tr ' ' '\n' < "$T/return-load.out" | sed -n 's/^hog_us=//p' | head -1)
+	why=''
+	[ $rc = 0 ] && [ -n "$burn" ] && [ -n "$hog" ] || why="exit $rc: $(tr '\n' ' ' < "$T/return-load.out" | tail -c 300)"
+	if completes return-load "$why"; then
+		bound return-load-bounded "the owner CPU's hog got $hog us of the donor's $burn us burn after the lock (want >= half: the donor gone back to its CPU)" \
+			"[ \$((hog * 2)) -ge $burn ]"
+	fi
+elif [ $proxy = off ]; then
+	skip vtime/return-load-completes "proxy execution off: no migration to return from"
 fi
 modprobe -r test_proxy_exec 2> /dev/null
 
