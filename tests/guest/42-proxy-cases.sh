@@ -23,12 +23,11 @@
 #               with a reader, and with a mutex.  The donor must have been parked at all
 #               (sched_proxy_activate events), or the check proves nothing.
 #  up-write     a CFS writer run on a FIFO reader's behalf releases the
-#               rwsem to a CFS writer queued first, then burns 200 ms: its
-#               received time (proxy_received_ns) must stop at the release
-#               (< 1 ms after it), having been > 0 before, and the reader
-#               must get the lock within 50 ms of the release (the burn
-#               is 200 ms: with the holder left on the reader's context,
-#               the writer queued first cannot run to pass it on).
+#               rwsem to a CFS writer queued first, then burns 200 ms.  Here:
+#               it did run on the reader's behalf (proxy_received_ns > 0
+#               before the release), and the kernel log stays clean; that
+#               its received time stops at the release and the reader gets
+#               the lock at once are durations: 45-vtime-bounds' up-write.
 #  readers-chain a FIFO waiter on a mutex whose nice-19 owner waits for an
 #               rwsem a reader holds for 20 ms, two CFS spinners on the
 #               owner's CPU, the owner's critical section 10 ms of CPU:
@@ -224,19 +223,13 @@ done
 
 # --- up-write
 run_case up_write
-before=$(field up_write received_before_us) after=$(field up_write received_after_unlock_us)
+before=$(field up_write received_before_us)
 if [ "$(field up_write queued)" != 1 ] || [ -z "$before" ]; then
-	notok cases/up-write-resched "the case did not set up: $(cat "$T/up_write.res")"
-elif [ "$before" -eq 0 ]; then
-	notok cases/up-write-resched "the holder never ran on the reader's behalf (received 0 us before the release): proves nothing"
+	notok cases/up-write-proxied "the case did not set up: $(cat "$T/up_write.res")"
 else
-	check cases/up-write-resched \
-		"the holder ran $after us on the reader's context after up_write() (want < 1000; $before us before it)" \
-		[ "$after" -lt 1000 ]
+	check cases/up-write-proxied "the holder never ran on the reader's behalf (received 0 us before the release): the case tests nothing here" \
+		[ "$before" -gt 0 ]
 fi
-rw=$(field up_write reader_wait_us)
-check cases/up-write-reader-wait "the FIFO reader got the rwsem $rw us after the holder's up_write() (want < 50000)" \
-	[ "${rw:-999999}" -lt 50000 ]
 # --- readers-chain
 run_case readers_chain
 [ "$(field readers_chain queued)" = 1 ] || notok cases/readers-chain-setup "the owner or the waiter never queued: $(cat "$T/readers_chain.res")"

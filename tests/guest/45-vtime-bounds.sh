@@ -31,6 +31,10 @@
 #          nice-19 owner that waits for a 20-ms reader, spinners on its
 #          CPU: under 100 ms (42-proxy-cases' multi-threaded bound, which
 #          host load broke; that script keeps the donated fraction)
+#   up-write  test_proxy_exec's up_write: a CFS writer run on a FIFO
+#          reader's behalf releases the rwsem, then burns 200 ms: under 1 ms
+#          of it on the reader's context, the reader's wait under 5 ms
+#          (42-proxy-cases' bounds on multi-threaded TCG were 1 and 50 ms)
 #   return-load  test_proxy_exec's return: a FIFO donor returned after its
 #          lock leaves the owner's CPU to that CPU's CFS hog, which gets at
 #          least half of the donor's 50-ms burn (a CPU share: it was
@@ -302,6 +306,33 @@ if timed readers-chain cases_run readers_chain; then
 	fi
 fi
 
+# up-write: test_proxy_exec's up_write case (42-proxy-cases runs it for
+# the kernel log): on one CPU a CFS writer runs on a FIFO reader's behalf,
+# releases the rwsem to a CFS writer queued first, then burns 200 ms.  At
+# the release it must stop running on the reader's context: received
+# time after the unlock under 1 ms (0 us in virtual time; the mutant
+# no-up-write-resched: the whole burn), having been > 0 before it, or
+# nothing was tested; and the reader must get the lock within 5 ms of
+# the release (6 us; proxy off: up to a tick, 1 ms; the mutant: the
+# burn).  Proxy off: nothing runs on the reader's behalf, no control.
+# outf NAME KEY: KEY=value from NAME's case result in $T/NAME.out.
+outf() { tr ' ' '\n' < "$T/$1.out" | sed -n "s/^$2=//p" | head -1; }
+if [ $proxy = on ] && timed up-write cases_run up_write; then
+	echo "# up-write ($proxy): $(tr '\n' ' ' < "$T/up-write.out")"
+	before=$(outf up-write received_before_us) after=$(outf up-write received_after_unlock_us)
+	rw=$(outf up-write reader_wait_us)
+	why=''
+	[ $rc = 0 ] && [ "$(outf up-write queued)" = 1 ] && [ -n "$before" ] && [ -n "$after" ] && [ -n "$rw" ] ||
+		why="exit $rc: $(tr '\n' ' ' < "$T/up-write.out" | tail -c 300)"
+	[ -n "$why" ] || [ "$before" -gt 0 ] || why="the holder never ran on the reader's behalf (received 0 us before the release): proves nothing"
+	if completes up-write "$why"; then
+		bound up-write-bounded "the holder ran $after us on the reader's context after up_write(), the reader got the rwsem $rw us after it (limits 1000 and 5000 us)" \
+			"[ $after -lt 1000 ] && [ $rw -lt 5000 ]"
+	fi
+elif [ $proxy = off ]; then
+	skip vtime/up-write-completes "proxy execution off: nothing runs on the reader's behalf"
+fi
+
 # return-load: test_proxy_exec's return case (42-proxy-cases checks the
 # donor's CPU there, an outcome the host's load does not change): a FIFO
 # donor from an idle CPU lends its context to a CFS owner on a CPU with a
@@ -312,8 +343,7 @@ fi
 # off: the donor never leaves its CPU, no migration to return from.
 if [ $proxy = on ] && timed return-load cases_run return; then
 	echo "# return-load ($proxy): $(tr '\n' ' ' < "$T/return-load.out")"
-	burn=$(tr ' ' '\n' < "$T/return-load.out" | sed -n 's/^burn_us=//p' | head -1)
-	hog=$(tr ' ' '\n' < "$T/return-load.out" | sed -n 's/^hog_us=//p' | head -1)
+	burn=$(outf return-load burn_us) hog=$(outf return-load hog_us)
 	why=''
 	[ $rc = 0 ] && [ -n "$burn" ] && [ -n "$hog" ] || why="exit $rc: $(tr '\n' ' ' < "$T/return-load.out" | tail -c 300)"
 	if completes return-load "$why"; then
