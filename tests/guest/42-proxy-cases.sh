@@ -113,7 +113,7 @@ run_case() {
 }
 
 # field CASE KEY: KEY=value from the case's result line.
-field() { tr ' ' '\n' < "$T/$1.res" | sed -n "s/^$2=//p" | head -1; }
+field() { kv_field "$T/$1.res" "$2"; }
 
 # bad_log CASE: the kernel log lines of the case that mean a kernel bug.
 bad_log() {

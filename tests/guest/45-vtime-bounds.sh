@@ -285,13 +285,15 @@ fi
 # 2129 ms before the fix, round 3's finding 4).  Proxy off: the nice-19
 # owner shares its CPU with the spinners, 300 ms and more.
 # cases_run CASE: run test_proxy_exec's CASE, print its result line.
+# outf NAME KEY: KEY=value from the timed section NAME's case result.
+outf() { kv_field "$T/$1.out" "$2"; }
 cases_run() {
 	modprobe test_proxy_exec || return 1
 	echo "$1" > /sys/kernel/debug/test_proxy_exec/run || return 1
 	cat /sys/kernel/debug/test_proxy_exec/result
 }
 if timed readers-chain cases_run readers_chain; then
-	rcw=$(tr ' ' '\n' < "$T/readers-chain.out" | sed -n 's/^wait_us=//p' | head -1)
+	rcw=$(outf readers-chain wait_us)
 	echo "# readers-chain ($proxy): $(tr '\n' ' ' < "$T/readers-chain.out")"
 	why=''
 	[ $rc = 0 ] && [ -n "$rcw" ] || why="exit $rc: $(tr '\n' ' ' < "$T/readers-chain.out" | tail -c 300)"
@@ -315,8 +317,6 @@ fi
 # nothing was tested; and the reader must get the lock within 5 ms of
 # the release (6 us; proxy off: up to a tick, 1 ms; the mutant: the
 # burn).  Proxy off: nothing runs on the reader's behalf, no control.
-# outf NAME KEY: KEY=value from NAME's case result in $T/NAME.out.
-outf() { tr ' ' '\n' < "$T/$1.out" | sed -n "s/^$2=//p" | head -1; }
 if [ $proxy = on ] && timed up-write cases_run up_write; then
 	echo "# up-write ($proxy): $(tr '\n' ' ' < "$T/up-write.out")"
 	before=$(outf up-write received_before_us) after=$(outf up-write received_after_unlock_us)

@@ -127,6 +127,23 @@ lab_held_list() { awk '!/^#/ && $2 != 0' $PX_LAB_STATE 2>/dev/null; }
 lab_held() { lab_held_list | wc -l; }
 # lab_acquisitions: acquisitions of all lab mutexes since boot.
 lab_acquisitions() { awk '!/^#/ { n += $3 } END { print n + 0 }' $PX_LAB_STATE 2>/dev/null; }
+# kv_field FILE KEY: the value of the first KEY=value word in FILE (a
+# result line such as test_proxy_exec's), nothing if there is none.
+kv_field() { tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | head -1; }
+# ww_selftest_counts LOG: ww_runs and ww_passed, the runs of the
+# ww_mutex selftest and the runs that passed, in the kernel log LOG.
+# Counted there, not taken from modprobe: busybox's modprobe retries a
+# failed finit_module() with init_module(), which runs every test again,
+# and reports only the second run.
+ww_selftest_counts() {
+	ww_runs=$(grep -c 'Beginning ww mutex selftests' "$1")
+	ww_passed=$(grep -c 'All ww mutex selftests passed' "$1")
+}
+# ww_selftest_failures LOG N: the first N failure lines of the selftest in
+# LOG (stress_inorder_work's "failed" lines are its normal back-offs).
+ww_selftest_failures() {
+	grep -v stress_inorder_work "$1" | grep -E 'not resolved|failure|failed' | head -"$2"
+}
 # task_state PID: its state letter (R, S, D, ...), nothing once gone.
 task_state() { sed -n 's/^State:\t\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 # children_of PID: the pids of its children.  Through cat: busybox awk

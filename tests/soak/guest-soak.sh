@@ -273,11 +273,10 @@ loop_cases() {
 	done
 }
 # ww_mutex selftest: the module's init runs every test, a failure fails the load.
-# The loader can hide a failed init: busybox's modprobe, when
-# finit_module() fails, tries init_module() with the same file, which runs
-# every test again.  So each load also counts, in the kernel log since its
-# marker, the runs of the selftests and the runs that passed: a run that
-# did not pass fails the load ("init"), whatever modprobe returned.
+# The loader can hide a failed init (ww_selftest_counts, lib/pxtest.sh),
+# so each load also counts, in the kernel log since its marker, the runs
+# of the selftests and the runs that passed: a run that did not pass
+# fails the load ("init"), whatever modprobe returned.
 loop_ww() {
 	k=0
 	while running; do
@@ -290,14 +289,12 @@ loop_ww() {
 			rmmod test-ww_mutex >> "$T/ww.out" 2>&1 || rc=rmmod
 		fi
 		dmesg | sed -n "/pxsoak: ww load $k\$/,\$p" > "$T/ww.log"
-		runs=$(grep -c 'Beginning ww mutex selftests' "$T/ww.log")
-		passed=$(grep -c 'All ww mutex selftests passed' "$T/ww.log")
-		if [ "$rc" = 0 ] && [ "$runs" != "$passed" ]; then
+		ww_selftest_counts "$T/ww.log"
+		if [ "$rc" = 0 ] && [ "$ww_runs" != "$ww_passed" ]; then
 			rc=init
-			grep -v stress_inorder_work "$T/ww.log" |
-				grep -m1 -E 'not resolved|failure|failed' >> "$T/ww.out"
+			ww_selftest_failures "$T/ww.log" 1 >> "$T/ww.out"
 		fi
-		echo "$rc $(($(now) - t0)) runs=$runs passed=$passed $(tr '\n' ' ' < "$T/ww.out")" >> "$O/ww.tsv"
+		echo "$rc $(($(now) - t0)) runs=$ww_runs passed=$ww_passed $(tr '\n' ' ' < "$T/ww.out")" >> "$O/ww.tsv"
 		rm -f "$O/ww.cur"
 	done
 }
