@@ -5,7 +5,7 @@
 # a donor returned through a wakeup): after two rounds of the sleep-owner,
 # cross-CPU and chain scenarios, an idle guest shows no CPU pressure and
 # the kernel printed no "psi: inconsistent task state".  With proxy
-# execution on, off, and on the debug kernel with return=ttwu (the
+# execution on, off, and on the lean kernel with return=ttwu (the
 # preemption models are 33-spurious-wake's).
 #
 # Usage: sh 34-psi.sh   (in the guest)

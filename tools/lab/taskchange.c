@@ -9,7 +9,11 @@
  *
  * Each round goes through the kinds in order, and through the tasks for
  * each: read the task's state, apply, pause, undo, pause.  A change applied
- * while the task was in D counts as "blocked".
+ * while the task was in D counts as "blocked".  It stops at the end of
+ * the round in which the duration ran out, every task went or the watched
+ * process exited -- or, with -b N, once N changes were blocked and every
+ * kind was applied: a count of events, where a duration is as many of them
+ * as the host's speed allows.
  *
  * Output, one line per kind and a total:
  *   change KIND applied=N blocked=N refused=N undo_failed=N [error=...]
@@ -59,6 +63,7 @@ struct count {
 
 static struct {
 	uint64_t	duration_ns, interval_ns;
+	unsigned long	until_blocked;	/* -b: stop after this many blocked */
 	const char	*cgroup;
 	int		watch;
 	bool		only;		/* -k: only the kinds in want[] */
@@ -77,11 +82,12 @@ static const char doc[] =
 "Change the scheduling of running tasks (affinity, policy, nice, cgroup) in a\n"
 "loop, undoing each change right after.\n"
 "\n"
-"USAGE: taskchange [-d DURATION] [-i INTERVAL] [-g CGROUP] [-k KINDS] [-w PID] PID...\n"
+"USAGE: taskchange [-d DURATION] [-b N] [-i INTERVAL] [-g CGROUP] [-k KINDS] [-w PID] PID...\n"
 "\n"
 "EXAMPLES:\n"
 "  taskchange -d 4s -w $inv $(pgrep -P $inv)   # the tasks of a running inversion\n"
 "  taskchange -g slow 1234     # also into /sys/fs/cgroup/slow (cpu.max) and back\n"
+"  taskchange -b 10 -d 60s -w $inv $(pgrep -P $inv)   # until 10 hit a task in D\n"
 "\n"
 "Prints one line per kind of change (applied, blocked = applied while the task\n"
 "was in D, refused, undo_failed) and a total.  Exit: 0; 1 a task was not there\n"
@@ -89,6 +95,7 @@ static const char doc[] =
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "DURATION", 0, "how long (default 4s; unit ns/us/ms/s, default s)", 0 },
+	{ "until-blocked", 'b', "N", 0, "stop once N changes hit a task in D and every kind was applied (-d still caps the run)", 0 },
 	{ "interval", 'i', "INTERVAL", 0, "pause after each change and undo (default 200us; default unit us)", 0 },
 	{ "cgroup", 'g', "NAME", 0, "cgroup (under the cgroup2 root) to move the tasks into and back", 0 },
 	{ "watch", 'w', "PID", 0, "stop when this process exits", 0 },
@@ -117,6 +124,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'd':
 		env.duration_ns = px_arg_duration_ns(state, "duration", arg, 1000000000ULL,
 						     1000000ULL, 3600000000000ULL);
+		break;
+	case 'b':
+		env.until_blocked = px_arg_long(state, "number of blocked changes", arg, 1, INT_MAX);
 		break;
 	case 'i':
 		env.interval_ns = px_arg_duration_ns(state, "interval", arg, NSEC_PER_USEC,
@@ -261,6 +271,24 @@ static int undo(struct task *t, enum kind k)
 	}
 }
 
+/* -b: enough changes hit a task in D, and every kind was applied. */
+static bool enough_blocked(void)
+{
+	unsigned long blocked = 0;
+	int k;
+
+	if (!env.until_blocked)
+		return false;
+	for (k = 0; k < NR_KINDS; k++) {
+		if (!kind_used(k))
+			continue;
+		if (!counts[k].applied)
+			return false;
+		blocked += counts[k].blocked;
+	}
+	return blocked >= env.until_blocked;
+}
+
 static bool watched_gone(void)
 {
 	return env.watch && kill(env.watch, 0) && errno == ESRCH;
@@ -348,7 +376,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < env.ntasks; i++)
 			left += !env.task[i].gone;
 		rounds++;
-	} while (left && px_now_ns() < end && !watched_gone());
+	} while (left && px_now_ns() < end && !watched_gone() && !enough_blocked());
 
 	for (k = 0; k < NR_KINDS; k++) {
 		struct count *c = &counts[k];
