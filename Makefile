@@ -12,7 +12,7 @@ PKGS := linux-source-6.12 bc bison flex libssl-dev libelf-dev dwarves \
 	qemu-system-x86 clang llvm libbpf-dev bpftool rt-tests trace-cmd \
 	busybox-static ccache gnuplot-nox cpio git kmod zstd rsync build-essential \
 	libtracecmd-dev libtraceevent-dev libtracefs-dev libncurses-dev ncurses-base jq \
-	linux-perf
+	linux-perf procps
 # Extra options, e.g. make check TESTFLAGS="--kernel lean", make boot RUNFLAGS="--cpus 4"
 TESTFLAGS ?=
 RUNFLAGS ?=
