@@ -11,9 +11,10 @@
  * each: read the task's state, apply, pause, undo, pause.  A change applied
  * while the task was in D counts as "blocked".  It stops at the end of
  * the round in which the duration ran out, every task went or the watched
- * process exited -- or, with -b N, once N changes were blocked and every
- * kind was applied: a count of events, where a duration is as many of them
- * as the host's speed allows.
+ * process exited.  With -b N, a duration that ran out before N changes were
+ * blocked and every kind was applied is extended until they were (up to
+ * ten times the duration): a count of events, where a duration alone is as
+ * many of them as the host's speed allows.
  *
  * Output, one line per kind and a total:
  *   change KIND applied=N blocked=N refused=N undo_failed=N [error=...]
@@ -63,7 +64,7 @@ struct count {
 
 static struct {
 	uint64_t	duration_ns, interval_ns;
-	unsigned long	until_blocked;	/* -b: stop after this many blocked */
+	unsigned long	min_blocked;	/* -b: go on until this many blocked */
 	const char	*cgroup;
 	int		watch;
 	bool		only;		/* -k: only the kinds in want[] */
@@ -87,7 +88,7 @@ static const char doc[] =
 "EXAMPLES:\n"
 "  taskchange -d 4s -w $inv $(pgrep -P $inv)   # the tasks of a running inversion\n"
 "  taskchange -g slow 1234     # also into /sys/fs/cgroup/slow (cpu.max) and back\n"
-"  taskchange -b 10 -d 60s -w $inv $(pgrep -P $inv)   # until 10 hit a task in D\n"
+"  taskchange -b 10 -d 3s -w $inv $(pgrep -P $inv)   # and on until 10 hit a task in D\n"
 "\n"
 "Prints one line per kind of change (applied, blocked = applied while the task\n"
 "was in D, refused, undo_failed) and a total.  Exit: 0; 1 a task was not there\n"
@@ -95,7 +96,7 @@ static const char doc[] =
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "DURATION", 0, "how long (default 4s; unit ns/us/ms/s, default s)", 0 },
-	{ "until-blocked", 'b', "N", 0, "stop once N changes hit a task in D and every kind was applied (-d still caps the run)", 0 },
+	{ "min-blocked", 'b', "N", 0, "after the duration, go on until N changes hit a task in D and every kind was applied (up to 10 times the duration)", 0 },
 	{ "interval", 'i', "INTERVAL", 0, "pause after each change and undo (default 200us; default unit us)", 0 },
 	{ "cgroup", 'g', "NAME", 0, "cgroup (under the cgroup2 root) to move the tasks into and back", 0 },
 	{ "watch", 'w', "PID", 0, "stop when this process exits", 0 },
@@ -126,7 +127,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 						     1000000ULL, 3600000000000ULL);
 		break;
 	case 'b':
-		env.until_blocked = px_arg_long(state, "number of blocked changes", arg, 1, INT_MAX);
+		env.min_blocked = px_arg_long(state, "number of blocked changes", arg, 1, INT_MAX);
 		break;
 	case 'i':
 		env.interval_ns = px_arg_duration_ns(state, "interval", arg, NSEC_PER_USEC,
@@ -277,8 +278,8 @@ static bool enough_blocked(void)
 	unsigned long blocked = 0;
 	int k;
 
-	if (!env.until_blocked)
-		return false;
+	if (!env.min_blocked)
+		return true;
 	for (k = 0; k < NR_KINDS; k++) {
 		if (!kind_used(k))
 			continue;
@@ -286,7 +287,7 @@ static bool enough_blocked(void)
 			return false;
 		blocked += counts[k].blocked;
 	}
-	return blocked >= env.until_blocked;
+	return blocked >= env.min_blocked;
 }
 
 static bool watched_gone(void)
@@ -350,7 +351,7 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, "PID...", doc, NULL, NULL, NULL };
 	unsigned long total = 0, blocked = 0, undo_failed = 0, rounds = 0;
-	uint64_t end;
+	uint64_t start, end, cap, now;
 	int i, k, left, ret;
 
 	if (px_argp_parse(&argp, argc, argv, NULL))
@@ -363,7 +364,9 @@ int main(int argc, char **argv)
 			px_fatalx(1, "task %d: %s", env.task[i].pid, strerror(-ret));
 	}
 
-	end = px_now_ns() + env.duration_ns;
+	start = px_now_ns();
+	end = start + env.duration_ns;
+	cap = start + 10 * env.duration_ns;
 	do {
 		left = 0;
 		for (k = 0; k < NR_KINDS; k++) {
@@ -376,7 +379,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < env.ntasks; i++)
 			left += !env.task[i].gone;
 		rounds++;
-	} while (left && px_now_ns() < end && !watched_gone() && !enough_blocked());
+		now = px_now_ns();
+	} while (left && !watched_gone() && (now < end || (now < cap && !enough_blocked())));
 
 	for (k = 0; k < NR_KINDS; k++) {
 		struct count *c = &counts[k];
