@@ -3,10 +3,10 @@
 # Donor migration and both return-migration strategies.  The xcpu scenario:
 # a SCHED_FIFO waiter starting on CPU 0 (allowed on 0 and 1) waits for an
 # owner on CPU 1 starved by FIFO hogs there.  With proxy execution the
-# waiter migrates to CPU 1 and the owner runs on its behalf: the wait stays
-# near the owner's critical section; sched_proxy_migrate shows 0 -> 1 and
-# sched_proxy_return shows the boot's strategy, waiter going back to CPU 0.
-# With proxy_exec=disable the inversion shows (the hogs run ~100 ms bursts).
+# waiter migrates to CPU 1 and the owner runs on its behalf:
+# sched_proxy_migrate shows 0 -> 1 and sched_proxy_return shows the boot's
+# strategy, waiter going back to CPU 0.  Every run completes, proxy off
+# too.  How long the waits are is 46-vtime-migrate's, in virtual time.
 #
 # Usage: sh 32-proxy-migrate.sh   (in the guest)
 # return=ttwu on a lean boot of its own (the bench's v4 mode); with lockdep in
@@ -42,10 +42,9 @@ echo "# xcpu ($proxy, return=$strategy): p50 ${p50:-?} ns; $(grep -c sched_proxy
 # Chains of depth 1..4 with each owner on another CPU (owner k on CPU
 # k+1, hogs with the last owner): the donor follows the chain from CPU to
 # CPU, gathering the blocked owners on its way.  All iterations complete;
-# the wait is bounded with proxy on (burn 1 ms), about the hog cap off.
-# The bound is half the hog cap, the same line the proxy-off check uses
-# from the other side: p50 is 2-10 ms in almost every run, but one of four
-# lean return=ttwu runs of depth 4 had 35 ms (3 of its 5 waits).
+# how long a wait takes is 46-vtime-migrate's, in virtual time (here the
+# p50 was bounded by half the hog cap, a line the host's load moved: one
+# of four lean return=ttwu runs of depth 4 had 35 ms).
 # "pinned": the waiter and every owner pinned to their own CPU -- blocked
 # tasks only lend their scheduling context, so they still move (depth 2
 # and 4; before that change the waiter waited ~100 ms there).
@@ -64,13 +63,6 @@ chain_case() {	# NAME DEPTH inversion-args...
 		return
 	fi
 	ok mig/chain-$name-$d-completes
-	if [ $proxy = on ]; then
-		[ "$c50" -lt 50000000 ] && ok mig/chain-$name-$d-bounded ||
-			notok mig/chain-$name-$d-bounded "p50 $c50 ns with proxy on (want < 50 ms, burn 1 ms)"
-	else
-		[ "$c50" -gt 50000000 ] && ok mig/chain-$name-$d-inversion-shown ||
-			notok mig/chain-$name-$d-inversion-shown "p50 $c50 ns with proxy off (want > 50 ms)"
-	fi
 }
 for d in 1 2 3 4; do
 	chain_case spread $d --spread
@@ -79,28 +71,15 @@ for d in 2 4; do
 	chain_case pinned $d --spread --pinned
 done
 
-# xcpu with the waiter pinned to CPU 0: it still lends its context on CPU 1.
+# xcpu with the waiter pinned to CPU 0: it still lends its context on CPU 1
+# (its wait: 46-vtime-migrate's xcpu-pinned).
 inversion xcpu -c 0,1 --pinned -b 2000 -n 5 -q -t 120 -o "$T/xp.json" > "$T/xp.out" 2>&1
 rc=$?
 xp50=$(jfield "$T/xp.json" p50 latency)
 echo "# xcpu --pinned ($proxy, return=$strategy): p50 ${xp50:-?} ns"
-if [ $rc != 0 ] || [ -z "$xp50" ]; then
-	notok mig/xcpu-pinned-runs "exit $rc: $(tail -c 300 "$T/xp.out")"
-elif [ $proxy = on ]; then
-	[ "$xp50" -lt 20000000 ] && ok mig/xcpu-pinned-bounded ||
-		notok mig/xcpu-pinned-bounded "p50 $xp50 ns with proxy on (want < 20 ms, burn 2 ms)"
-else
-	[ "$xp50" -gt 20000000 ] && ok mig/xcpu-pinned-inversion-shown ||
-		notok mig/xcpu-pinned-inversion-shown "p50 $xp50 ns with proxy off (want > 20 ms)"
-fi
+check mig/xcpu-pinned-runs "exit $rc: $(tail -c 300 "$T/xp.out")" [ $rc = 0 -a -n "$xp50" ]
 
-if [ $proxy = off ]; then
-	[ "${p50:-0}" -gt 20000000 ] && ok mig/xcpu-inversion-shown ||
-		notok mig/xcpu-inversion-shown "p50 ${p50:-?} ns with proxy off (want > 20 ms)"
-	finish
-fi
-[ -n "$p50" ] && [ "$p50" -lt 20000000 ] && ok mig/xcpu-inversion-bounded ||
-	notok mig/xcpu-inversion-bounded "p50 ${p50:-?} ns with proxy on (want < 20 ms, burn 2 ms)"
+[ $proxy = on ] || finish
 # A donor whose chain ends at an owner being woken on another CPU (on that
 # CPU's wake list, not queued yet) goes there with its chain, instead of
 # retrying from here until the remote CPU gets to it (sched_proxy_abort

@@ -13,10 +13,6 @@
 #          two of its periods
 #   chain  a chain of three owners: none hog-capped, the longest under
 #          2 burns (40-lab.sh's multi-threaded bound: a p50 under 5)
-#   xcpu   the owner on the other CPU: none hog-capped, the longest under
-#          50 ms, half the hog cap (a dividing line: a cross-CPU step
-#          costs a tick and more in virtual time; 32-proxy-migrate's
-#          multi-threaded bound: a p50 under 20 ms)
 #   sleep-owner  the owner sleeps 1 ms, then burns 1 ms: the longest
 #          under 3 ms (40-lab.sh's: a p50 under 30 ms)
 #   cfs    the owner at cpu.weight 1 beside 2 spinners, also throttled by
@@ -59,61 +55,7 @@ T=/tmp/vtime.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' 0
 
-if [ "${PX_CLOCK:-host}" != icount ]; then
-	skip vtime/clock "not an icount boot (PX_CLOCK=${PX_CLOCK:-host}): these bounds hold in virtual time only"
-	finish
-fi
-proxy=on
-! grep -qw 'proxy_exec=disable' /proc/cmdline || proxy=off
-echo "# proxy execution: $proxy ($(uname -r); $(cat /proc/cmdline))"
-# The verdict each run gets: its bound, or on the control boot the
-# inversion the bound must not allow.
-# VTIME_VERDICT=bounded in the environment judges the control boot by
-# the bounds, to see them fail there.
-verdict=bounded
-[ $proxy = on ] || verdict=inversion-shown
-verdict=${VTIME_VERDICT:-$verdict}
-
-# timed NAME COMMAND...: COMMAND as a timed section (output in
-# $T/NAME.out, exit status in rc); false when the warp guard rejected
-# it (its checks skipped).
-timed() {
-	_n=$1
-	shift
-	warp_begin
-	"$@" > "$T/$_n.out" 2>&1
-	rc=$?
-	warp_end "$_n" && return 0
-	for _c in completes $verdict; do
-		skip "vtime/$_n-$_c" "the warp guard rejected the timed section"
-	done
-	return 1
-}
-# completes NAME WHY: vtime/NAME-completes, ok when WHY is empty.
-completes() {
-	check "vtime/$1-completes" "$2" [ -z "$2" ]
-	[ -z "$2" ]
-}
-# bound NAME WHY TEST...: vtime/NAME, ok when TEST succeeds.
-bound() {
-	if eval "$3"; then ok "vtime/$1"; else notok "vtime/$1" "$2"; fi
-}
-
-# lab NAME N ARGS...: an inversion run of N iterations and its figures.
-lab() {
-	name=$1 iters=$2
-	shift 2
-	timed "$name" inversion "$@" -n "$iters" -b 1000 -q -t 120 -o "$T/$name.json" || return 1
-	jvars "$T/$name.json" count=.latency.count capped=.checks.hog_capped \
-		p50=.latency.p50 max=.latency.max burn=.params.burn_ns
-	why=''
-	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
-	elif [ "$count" != "$iters" ] || [ -z "$capped" ] || [ -z "$max" ]; then
-		why="result file: count ${count:-none} of $iters, hog_capped ${capped:-none}, max ${max:-none}"
-	fi
-	completes "$name" "$why" || return 1
-	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, max $((max / 1000)) us"
-}
+vtime_setup
 
 # rt: the hog runs at a higher priority than the owner on the one CPU;
 # with proxy the waiter's context runs the owner's 1-ms burn at once.
@@ -153,24 +95,6 @@ if lab chain 10 chain -D 3; then
 	else
 		bound chain-inversion-shown "only $capped of 10 waits hog-capped with proxy off (want >= 5)" \
 			"[ $capped -ge 5 ]"
-	fi
-fi
-
-# xcpu: the owner on the other CPU, the hog beside the waiter's: the
-# waiter's context goes to the owner's CPU and comes back.  A cross-CPU
-# step in virtual time can cost a tick and more (a wakeup of an idle
-# vCPU waits for QEMU's round-robin), so this is a dividing line, not a
-# latency: no wait hog-capped, the longest under half the hog cap (the
-# bench's icount runs of the same scenario, 2655 waits in 3 boots: p50
-# 3.0-4.0 ms, the longest 26 ms; proxy off: p50 101 ms, every wait a
-# whole burst, and PI's longest 22 ms).
-if lab xcpu 20 xcpu; then
-	if [ $verdict = bounded ]; then
-		bound xcpu-bounded "$capped of 20 waits hog-capped, longest $((max / 1000)) us (limits 0, 50 ms)" \
-			"[ $capped = 0 ] && [ $max -lt 50000000 ]"
-	else
-		bound xcpu-inversion-shown "only $capped of 20 waits hog-capped with proxy off (want >= 10)" \
-			"[ $capped -ge 10 ]"
 	fi
 fi
 

@@ -219,3 +219,67 @@ warp_guard() {
 	if [ -z "$px_warp_bad" ] && [ "$px_warp_n" -gt 0 ]; then ok "$1"
 	else notok "$1" "timed sections rejected:${px_warp_bad:- none ran}"; fi
 }
+
+# Virtual-time checks (45-vtime-bounds, 46-vtime-migrate): on an icount
+# boot only; each run is a timed section under the warp guard, judged by
+# its bound ("bounded") or, on the proxy-off control boot, by the
+# inversion the bound must not allow ("inversion-shown").  The caller
+# sets T (a tmpfs folder).
+# vtime_setup: skip everything on a boot that is not icount; sets proxy
+# (on/off) and verdict.  VTIME_VERDICT=bounded in the environment judges
+# the control boot by the bounds, to see them fail there.
+vtime_setup() {
+	if [ "${PX_CLOCK:-host}" != icount ]; then
+		skip vtime/clock "not an icount boot (PX_CLOCK=${PX_CLOCK:-host}): these bounds hold in virtual time only"
+		finish
+	fi
+	proxy=on
+	! grep -qw 'proxy_exec=disable' /proc/cmdline || proxy=off
+	echo "# proxy execution: $proxy ($(uname -r); $(cat /proc/cmdline))"
+	verdict=bounded
+	[ $proxy = on ] || verdict=inversion-shown
+	verdict=${VTIME_VERDICT:-$verdict}
+}
+
+# timed NAME COMMAND...: COMMAND as a timed section (output in
+# $T/NAME.out, exit status in rc); false when the warp guard rejected
+# it (its checks skipped).
+timed() {
+	_n=$1
+	shift
+	warp_begin
+	"$@" > "$T/$_n.out" 2>&1
+	rc=$?
+	warp_end "$_n" && return 0
+	for _c in completes $verdict; do
+		skip "vtime/$_n-$_c" "the warp guard rejected the timed section"
+	done
+	return 1
+}
+# completes NAME WHY: vtime/NAME-completes, ok when WHY is empty.
+completes() {
+	check "vtime/$1-completes" "$2" [ -z "$2" ]
+	[ -z "$2" ]
+}
+# bound NAME WHY TEST...: vtime/NAME, ok when TEST succeeds.
+bound() {
+	if eval "$3"; then ok "vtime/$1"; else notok "vtime/$1" "$2"; fi
+}
+
+# lab NAME N ARGS...: an inversion run of N iterations (burn 1 ms unless
+# ARGS say otherwise) and its figures: count, capped, p50, max, burn (ns).
+lab() {
+	name=$1 iters=$2
+	shift 2
+	timed "$name" inversion -n "$iters" -b 1000 -q -t 120 -o "$T/$name.json" "$@" || return 1
+	jvars "$T/$name.json" count=.latency.count capped=.checks.hog_capped \
+		p50=.latency.p50 max=.latency.max burn=.params.burn_ns
+	why=''
+	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
+	elif [ "$count" != "$iters" ] || [ -z "$capped" ] || [ -z "$max" ]; then
+		why="result file: count ${count:-none} of $iters, hog_capped ${capped:-none}, max ${max:-none}"
+	fi
+	completes "$name" "$why" || return 1
+	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, max $((max / 1000)) us"
+}
+
