@@ -499,11 +499,14 @@ early_check() {
 : > "$res/groups-parallel"
 : > "$res/groups-early"
 while IFS='|' read -r k args cpus par; do
-	group_dir "$k" "$args" "$cpus" "$par"
+	# (Not group_dir for an early boot: the background job writes its
+	# plan, and a second writer could empty it under a boot reading it.)
 	if [ "$par" = 2 ] && [ -n "$icount_early" ]; then
 		echo "$k|$args|$cpus|$par" >> "$res/groups-early"
 		continue
-	elif [ "$par" != 0 ]; then
+	fi
+	group_dir "$k" "$args" "$cpus" "$par"
+	if [ "$par" != 0 ]; then
 		echo "$k|$args|$cpus|$par" >> "$res/groups-parallel"
 		continue
 	fi
