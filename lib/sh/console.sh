@@ -12,7 +12,10 @@
 # A test that provokes a hung-task report on purpose (37-abba) writes
 # "pxtest: expect hung_task begin" and "... end" to /dev/kmsg around it:
 # in between, that report's own lines are not badness (the test checks
-# them); anything else still is.
+# them); anything else still is.  A backtrace asked for on purpose (the
+# soak's "sysrq l" and "sysrq w" of a stuck run) goes between
+# "pxtest: expect backtraces begin" and "... end": its "Call Trace:" lines
+# are not badness there, a report's own lines (WARNING, BUG...) still are.
 
 # console_patterns DIR: the two pattern lists, comments and blank lines
 # dropped, as DIR/badness-patterns and DIR/allow.
@@ -25,7 +28,9 @@ console_patterns() {
 # pattern lists (console_patterns); none is not an error.
 console_badness() {
 	awk '/pxtest: expect hung_task begin/ { w = 1; next } /pxtest: expect hung_task end/ { w = 0; next }
-		w && /blocked for more than|hung_task_timeout_secs|Call Trace:/ { next } { print }' "$1" |
+		/pxtest: expect backtraces begin/ { b = 1; next } /pxtest: expect backtraces end/ { b = 0; next }
+		w && /blocked for more than|hung_task_timeout_secs|Call Trace:/ { next }
+		b && /Call Trace:/ { next } { print }' "$1" |
 		grep -Ef "$2/badness-patterns" | grep -vEf "$2/allow" || true
 }
 

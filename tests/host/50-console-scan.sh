@@ -8,7 +8,10 @@
 #   ok console-scan/expected-hung-task a hung-task report between the
 #                                      "pxtest: expect hung_task" markers is not
 #   ok console-scan/outside-markers    the same report after them is
-#   ok console-scan/total              exactly those 3 lines in all
+#   ok console-scan/asked-backtraces   a backtrace between the "pxtest:
+#                                      expect backtraces" markers is not,
+#                                      a WARNING inside them still is
+#   ok console-scan/total              exactly those 5 lines in all
 #   ok console-scan/clean-log          a clean log gives nothing, status 0
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,6 +33,13 @@ cat > "$T/console.log" <<'LOG'
 [    4.500000] BUG: kernel NULL pointer dereference, address: 0000000000000008
 [    5.000000] pxtest: expect hung_task end
 [    9.000000] INFO: task abba:78 blocked for more than 7 seconds.
+[   10.000000] pxtest: expect backtraces begin
+[   10.000001] sysrq: Show backtrace of all active CPUs
+[   10.000002] NMI backtrace for cpu 1
+[   10.000003] Call Trace:
+[   10.000004] WARNING: CPU: 0 PID: 9 at kernel/locking/rwsem.c:1500 up_read+0x1/0x2
+[   10.100000] pxtest: expect backtraces end
+[   11.000000] Call Trace:
 LOG
 console_badness "$T/console.log" "$T" > "$T/bad"
 fail=0
@@ -41,11 +51,13 @@ check() { # NAME WHAT GREP-PATTERN WANT-COUNT
 }
 check warning "WARNING and BUG reported" 'WARNING: CPU: 1\|BUG: kernel NULL' 2
 check allow-list "the lockdep banner is allowed" 'lockdep checking' 0
-check expected-hung-task "the expected report is not badness" 'abba:77\|hung_task_timeout_secs\|Call Trace' 0
+check expected-hung-task "the expected report is not badness" 'abba:77\|hung_task_timeout_secs\|\[    4.000002\]' 0
 check outside-markers "a report after the end marker is badness" 'abba:78' 1
+check asked-backtraces "an asked-for backtrace is not badness, a WARNING in it and a trace after it are" \
+	'\[   10.000003\]\|rwsem.c:1500\|\[   11.000000\]' 2
 total=$(wc -l < "$T/bad")
-if [ "$total" = 3 ]; then echo "ok console-scan/total"
-else echo "not ok console-scan/total - $total bad lines in all, want 3:"; sed 's/^/# /' "$T/bad"; fail=1
+if [ "$total" = 5 ]; then echo "ok console-scan/total"
+else echo "not ok console-scan/total - $total bad lines in all, want 5:"; sed 's/^/# /' "$T/bad"; fail=1
 fi
 
 printf '[    0.0] Linux version 6.12.57\n[    1.0] Run /init as init process\n' > "$T/clean.log"

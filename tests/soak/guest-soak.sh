@@ -108,7 +108,10 @@ snap_sched() {
 		echo "# $(cat "$O/$1.cur" 2> /dev/null), at $(now) s"
 		cat /sys/kernel/debug/sched/debug 2>&1
 	} > "$O/stuck-$1-$((n + 1)).txt"
+	# Asked for: not a report (lib/sh/console.sh).
+	echo "pxtest: expect backtraces begin" > /dev/kmsg
 	{ echo l > /proc/sysrq-trigger; } 2> /dev/null
+	echo "pxtest: expect backtraces end" > /dev/kmsg
 }
 
 # lab LOOP NAME N TOOL ARGS...: one run (N iterations; 0: it has -d), one
@@ -384,8 +387,11 @@ lab_stuck=$(for f in "$O"/*.cur; do
 	case $f in */ww.cur|*/locktorture.cur|*'/*.cur') ;; *) cat "$f" ;; esac
 done | tr '\n' ';')
 if [ -n "$alive" ]; then
-	# Blocked tasks' stacks to the kernel log (console), for the report.
+	# Blocked tasks' stacks to the kernel log (console), for the report
+	# (asked for: not a report by itself, lib/sh/console.sh).
+	echo "pxtest: expect backtraces begin" > /dev/kmsg
 	echo w > /proc/sysrq-trigger 2>/dev/null
+	echo "pxtest: expect backtraces end" > /dev/kmsg
 	progress "still running after ${WIND_DOWN}s: $stuck"
 fi
 if [ -n "$rmpid" ]; then
