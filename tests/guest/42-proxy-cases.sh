@@ -52,10 +52,17 @@
 #  return-busy  a FIFO donor that proxy execution migrated to its owner's
 #               CPU gets the mutex from the owner it runs for while a higher
 #               FIFO hog computes 400 ms on its own CPU: the same bound.
-#               Both also check where it ran (-cpu): not on the hog's CPU
-#               (the module releases only once the hog computes there).
-#               These two are timing checks: lean kernels only (and the
-#               proxy-off boot, which runs only them).
+#  signal-queued woken-queued with a signal instead of the unlock: the
+#               waiter, in mutex_lock_interruptible(), must give up
+#               (-EINTR) within the same bound of the signal.  The
+#               signal's wakeup, not the unlock's, must mark it waking
+#               (proxy_set_task_waking()); a wakeup that does not leaves
+#               it blocked in the scheduler's eyes, never pushed, behind
+#               the hog, until find_proxy_task()'s catch-all sees it.
+#               The three also check where it ran (-cpu): not on the hog's
+#               CPU (the module releases or signals only once the hog
+#               computes there).  These are timing checks: lean kernels
+#               only (and the proxy-off boot, which runs only them).
 #  ww-backoff   a wound-wait context wounded by an older one (-EDEADLK on its
 #               next lock) backs off, takes the contended lock with
 #               ww_mutex_lock_slow() while that lock is free, then asks for
@@ -120,16 +127,20 @@ bad_log() {
 	grep -E 'KASAN|refcount_t|WARNING|BUG|Oops|list_(add|del) corruption' "$T/$1.dmesg"
 }
 
-# busy CASE NAME: woken-queued or return-busy (see above), bound 100 ms.
+# busy CASE NAME: woken-queued, return-busy or signal-queued (see
+# above), bound 100 ms.
 busy() {
 	echo 400 > /sys/module/test_proxy_exec/parameters/window_ms
 	run_case $1
 	echo 200 > /sys/module/test_proxy_exec/parameters/window_ms
-	wu=$(field $1 wait_us)
+	wu=$(field $1 wait_us) ret=$(field $1 lock_ret) what=unlock want=0
+	[ $1 != signal_queued ] || what=signal want=-4
 	if [ -z "$wu" ]; then
 		notok "cases/$2" "the case did not run: $(cat "$T/$1.res")"
+	elif [ "$ret" != $want ]; then
+		notok "cases/$2" "the waiter's lock returned ${ret:-nothing}, not $want: $(cat "$T/$1.res")"
 	else
-		check "cases/$2" "the FIFO waiter ran $wu us after the unlock, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
+		check "cases/$2" "the FIFO waiter ran $wu us after the $what, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
 			[ "$wu" -lt 100000 ]
 		wc=$(field $1 waiter_cpu) hc=$(field $1 hog_cpu)
 		check "cases/$2-cpu" "the FIFO waiter got the mutex on CPU $wc, the hog's, not on a free one: $(cat "$T/$1.res")" \
@@ -176,6 +187,7 @@ esac
 if grep -qw 'proxy_exec=disable' /proc/cmdline; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy
+	busy signal_queued signal-queued
 	yield_case
 	ww_case ww_backoff ww-backoff
 	ww_case ww_backoff_intr ww-backoff-interruptible
@@ -256,6 +268,7 @@ ww_case ww_backoff_intr ww-backoff-interruptible
 if [ -n "$timing" ]; then
 	busy woken_queued woken-queued
 	busy return_busy return-busy
+	busy signal_queued signal-queued
 fi
 modprobe -r test_proxy_exec 2> /dev/null
 finish
