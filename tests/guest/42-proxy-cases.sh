@@ -58,7 +58,11 @@
 #               signal's wakeup, not the unlock's, must mark it waking
 #               (proxy_set_task_waking()); a wakeup that does not leaves
 #               it blocked in the scheduler's eyes, never pushed, behind
-#               the hog, until find_proxy_task()'s catch-all sees it.
+#               the hog, until find_proxy_task()'s catch-all sees it.  Its
+#               free CPU is the owner's (the module narrows its affinity
+#               to the two): a woken first waiter spins on a running owner
+#               without looking at signals (mainline's
+#               mutex_spin_on_owner()), 335 ms on a CPU of its own here.
 #               The three also check where it ran (-cpu): not on the hog's
 #               CPU (the module releases or signals only once the hog
 #               computes there).  These are timing checks: lean kernels
