@@ -147,7 +147,7 @@ busy() {
 		check "cases/$2" "the FIFO waiter ran $wu us after the $what, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
 			[ "$wu" -lt 100000 ]
 		wc=$(field $1 waiter_cpu) hc=$(field $1 hog_cpu)
-		check "cases/$2-cpu" "the FIFO waiter got the mutex on CPU $wc, the hog's, not on a free one: $(cat "$T/$1.res")" \
+		check "cases/$2-cpu" "the FIFO waiter ran after the $what on CPU $wc, the hog's, not on a free one: $(cat "$T/$1.res")" \
 			[ "$wc" != "$hc" ]
 	fi
 	check "cases/$2-log-clean" "$warns WARNs; $(bad_log $1 | head -3)" \
