@@ -460,23 +460,20 @@ icount_boots() {
 		boot_group_again "$k" "$args" "$cpus" --no-lock
 	done < "$res/groups"
 }
-# With one-by-one boots, the icount boots run in a background job of
-# their own from the start, beside the host checks' (which they preempt,
-# nice 10 against 19): the debug, ttwu and KASAN boots leave about half
-# of the two host CPUs idle (measured: 45-65% busy, 4-5 minutes), and the
-# side by side phase below was CPU-bound with them in it.  (Behind the
-# host checks, a fresh run's compile checks -- two whole kernels without
-# ccache, 19 minutes on a slow host -- held them back until the last
-# side-by-side boot had ended, one icount guest at a time after it.)
+# With one-by-one boots, the icount boots follow the host checks in their
+# background job: the debug, ttwu and KASAN boots leave about half of the
+# two host CPUs idle (measured: 45-65% busy, 4-5 minutes), and the side by
+# side phase below was CPU-bound with them in it.
 icount_early=''
 if grep -q '|0$' "$res/groups" && grep -q '|2$' "$res/groups"; then
 	icount_early=1
 fi
 if [ -s "$res/groups" ]; then
-	early_job host-checks host_checks
 	if [ -n "$icount_early" ]; then
-		early_job icount-boots icount_boots
+		early_job host-checks-and-icount-boots eval 'host_checks; icount_boots'
 		icount_job=$!
+	else
+		early_job host-checks host_checks
 	fi
 	[ -z "$bench" ] || early_job bench-selftest-icount bench_selftest icount
 fi
