@@ -138,10 +138,10 @@ busy() {
 	run_case $1
 	echo 200 > /sys/module/test_proxy_exec/parameters/window_ms
 	wu=$(field $1 wait_us) ret=$(field $1 lock_ret) what=unlock want=0
-	[ $1 != signal_queued ] || what=signal want=-4
+	[ "$1" != signal_queued ] || what=signal want=-4
 	if [ -z "$wu" ]; then
 		notok "cases/$2" "the case did not run: $(cat "$T/$1.res")"
-	elif [ "$ret" != $want ]; then
+	elif [ "$ret" != "$want" ]; then
 		notok "cases/$2" "the waiter's lock returned ${ret:-nothing}, not $want: $(cat "$T/$1.res")"
 	else
 		check "cases/$2" "the FIFO waiter ran $wu us after the $what, a 400 ms hog on the CPU it was left on (want < 100000): $(cat "$T/$1.res")" \
