@@ -64,6 +64,14 @@ LAB_GRACE=120
 WIND_DOWN=300		# after SECONDS, wait this long for runs in flight
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 now() { cut -d. -f1 /proc/uptime; }
+# sysrq KEY: a sysrq dump into the kernel log (l: every CPU's backtrace,
+# w: the blocked tasks), between the markers that tell the console scan
+# it was asked for, not a report (lib/sh/console.sh).
+sysrq() {
+	echo "pxtest: expect backtraces begin" > /dev/kmsg
+	{ echo "$1" > /proc/sysrq-trigger; } 2> /dev/null
+	echo "pxtest: expect backtraces end" > /dev/kmsg
+}
 running() { [ ! -e "$T/stop" ]; }
 
 mode=$(px_proxy_setting 2>/dev/null || echo unknown)
@@ -108,10 +116,7 @@ snap_sched() {
 		echo "# $(cat "$O/$1.cur" 2> /dev/null), at $(now) s"
 		cat /sys/kernel/debug/sched/debug 2>&1
 	} > "$O/stuck-$1-$((n + 1)).txt"
-	# Asked for: not a report (lib/sh/console.sh).
-	echo "pxtest: expect backtraces begin" > /dev/kmsg
-	{ echo l > /proc/sysrq-trigger; } 2> /dev/null
-	echo "pxtest: expect backtraces end" > /dev/kmsg
+	sysrq l
 }
 
 # lab LOOP NAME N TOOL ARGS...: one run (N iterations; 0: it has -d), one
@@ -387,11 +392,8 @@ lab_stuck=$(for f in "$O"/*.cur; do
 	case $f in */ww.cur|*/locktorture.cur|*'/*.cur') ;; *) cat "$f" ;; esac
 done | tr '\n' ';')
 if [ -n "$alive" ]; then
-	# Blocked tasks' stacks to the kernel log (console), for the report
-	# (asked for: not a report by itself, lib/sh/console.sh).
-	echo "pxtest: expect backtraces begin" > /dev/kmsg
-	echo w > /proc/sysrq-trigger 2>/dev/null
-	echo "pxtest: expect backtraces end" > /dev/kmsg
+	# Blocked tasks' stacks to the kernel log (console), for the report.
+	sysrq w
 	progress "still running after ${WIND_DOWN}s: $stuck"
 fi
 if [ -n "$rmpid" ]; then
