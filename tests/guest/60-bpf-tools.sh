@@ -228,10 +228,10 @@ else
 	S=4
 	inv="inversion rt -d ${S}s -b $B -q -o $T/inv.json"
 fi
-# The kernel's own count of the same time, cpu.stat's proxy_donated_usec
-# of our cgroup (kernels with patch 0039; "" without), read around pxdonor.
-cg_donated() { sed -n 's/^proxy_donated_usec //p' /sys/fs/cgroup/pxt60/cpu.stat 2>/dev/null; }
-don0=$(cg_donated)
+# The kernel's own count of the same time (cpu.stat's proxy_donated_usec)
+# is compared with pxdonor's in 45-vtime-bounds, in virtual time: the two
+# start a stretch at different points of __schedule(), and here a vCPU
+# preempted by the host between them makes the difference (3-7%).
 if tool_start donor pxdonor -G -c pxt60 99; then
 	rc=0
 	# proxytop in batch mode covers the run: 3 refreshes of 2 s.
@@ -259,7 +259,6 @@ if tool_start donor pxdonor -G -c pxt60 99; then
 	[ $rc -eq 0 ] || say "$inv: exit $rc: $(tail -2 "$T/inv.out")"
 	tool_stop donor
 	drc=$rc
-	don1=$(cg_donated)
 	say "owner pid ${owner:-?}; pxdonor:"
 	sed 's/^/#   /' "$T/donor.out"
 	say "proxytop:"
@@ -306,18 +305,6 @@ if tool_start donor pxdonor -G -c pxt60 99; then
 			ok "bpf-tools/$boot/pxdonor/cgroup"
 		else
 			notok "bpf-tools/$boot/pxdonor/cgroup" "no cgroup pair /pxt60 -> /pxinv-bg"
-		fi
-		# The kernel's cpu.stat: what our cgroup donated while pxdonor
-		# ran (it was read just outside pxdonor's attachment), within
-		# 5% of pxdonor's pairs donated from /pxt60.
-		gms=$(awk 'NF == 5 && $1 == "/pxt60" { s += $3 } END { print s + 0 }' "$T/donor.out")
-		if [ -z "$don0" ] || [ -z "$don1" ]; then
-			skip "bpf-tools/$boot/pxdonor/cpu-stat" "no proxy_donated_usec in cpu.stat (a kernel before patch 0039)"
-		else
-			kms=$(awk -v a="$don0" -v b="$don1" 'BEGIN { printf "%.3f", (b - a) / 1000 }')
-			say "cpu.stat proxy_donated_usec of /pxt60: $kms ms; pxdonor's pairs from /pxt60: $gms ms"
-			check "bpf-tools/$boot/pxdonor/cpu-stat" "cpu.stat $kms ms vs pxdonor $gms ms (want within 5%)" \
-				awk -v k="$kms" -v g="$gms" 'BEGIN { d = k - g; if (d < 0) d = -d; exit !(g > 0 && d <= 0.05 * g) }'
 		fi
 	fi
 	# proxytop: header each refresh; with proxy, the owner's row names its cgroup
