@@ -294,14 +294,6 @@ rmdir $PXCG 2> /dev/null
 # waiter's donation runs once the reader leaves: under 100 ms (it was
 # 2129 ms before the fix, round 3's finding 4).  Proxy off: the nice-19
 # owner shares its CPU with the spinners, 300 ms and more.
-# cases_run CASE: run test_proxy_exec's CASE, print its result line.
-# outf NAME KEY: KEY=value from the timed section NAME's case result.
-outf() { kv_field "$T/$1.out" "$2"; }
-cases_run() {
-	modprobe test_proxy_exec || return 1
-	echo "$1" > /sys/kernel/debug/test_proxy_exec/run || return 1
-	cat /sys/kernel/debug/test_proxy_exec/result
-}
 if timed readers-chain cases_run readers_chain; then
 	rcw=$(outf readers-chain wait_us)
 	echo "# readers-chain ($proxy): $(tr '\n' ' ' < "$T/readers-chain.out")"

@@ -9,7 +9,11 @@
 #   chain-spread-D a chain of D owners, owner k on CPU k+1, the hogs with
 #                  the last one (D = 1..4; burn 1 ms)
 #   chain-pinned-D the same with every task pinned to its CPU (D = 2, 4)
-# Each a dividing line, not a latency: no wait hog-capped and the longest
+#   woken-queued, return-busy, signal-queued  test_proxy_exec's cases: a
+#                  FIFO waiter behind a 400-ms FIFO hog, other CPUs free,
+#                  must run elsewhere within 100 ms of its wakeup (the
+#                  proxy-off boot too: below)
+# The lab runs are each a dividing line, not a latency: no wait hog-capped and the longest
 # under half the hog cap, 50 ms.  A cross-CPU step costs a tick and more
 # in virtual time (a wakeup of an idle vCPU waits for QEMU's round-robin),
 # so the waits are a few ms, not the burn (seen 2026-12-06, 10 waits per
@@ -53,6 +57,41 @@ done
 for d in 2 4; do
 	xmig chain-pinned-$d 10 chain -D $d -c 0-3 --spread --pinned
 done
+
+# woken-queued, return-busy, signal-queued: test_proxy_exec's cases of a
+# FIFO waiter left on a CPU where a higher FIFO hog computes 400 ms, the
+# other CPUs free (42-proxy-cases.sh describes them): woken by the
+# unlock, by the owner's release while it was migrated there (return-
+# busy), or by a signal (signal-queued, which must give up with -EINTR),
+# it must run within 100 ms, a quarter of the hog's run, and not on the
+# hog's CPU.  The proxy-off boot must pass the same bound: there the
+# waiter sleeps as in mainline and is woken onto a free CPU, which shows
+# that a wakeup of an idle vCPU is sound in this clock.  42 keeps the
+# outcome (its return value, the CPU) on multi-threaded TCG, where a
+# loaded host stretched the proxy-off boot's waits.
+busy_case() {
+	_v=$verdict
+	verdict=bounded
+	if modprobe test_proxy_exec && echo 400 > /sys/module/test_proxy_exec/parameters/window_ms &&
+	   timed "$2" cases_run "$1"; then
+		echo "# $2 ($proxy): $(tr '\n' ' ' < "$T/$2.out")"
+		wu=$(outf "$2" wait_us) ret=$(outf "$2" lock_ret) wc=$(outf "$2" waiter_cpu) hc=$(outf "$2" hog_cpu)
+		what=unlock want=0
+		[ "$1" != signal_queued ] || what=signal want=-4
+		why=''
+		[ $rc = 0 ] && [ -n "$wu" ] || why="exit $rc: $(tr '\n' ' ' < "$T/$2.out" | tail -c 300)"
+		if completes "$2" "$why"; then
+			bound "$2-bounded" "the FIFO waiter ran ${wu} us after the $what on CPU $wc (the hog's: $hc), its lock returned $ret (want < 100000 us, not the hog's CPU, $want)" \
+				"[ $wu -lt 100000 ] && [ '$wc' != '$hc' ] && [ '$ret' = '$want' ]"
+		fi
+	fi
+	echo 200 > /sys/module/test_proxy_exec/parameters/window_ms 2> /dev/null
+	verdict=$_v
+}
+busy_case woken_queued woken-queued
+busy_case return_busy return-busy
+busy_case signal_queued signal-queued
+modprobe -r test_proxy_exec 2> /dev/null
 
 warp_guard vtime/migrate-warp-guard
 finish

@@ -266,6 +266,16 @@ bound() {
 	if eval "$3"; then ok "vtime/$1"; else notok "vtime/$1" "$2"; fi
 }
 
+# cases_run CASE: run test_proxy_exec's CASE, print its result line (as a
+# timed section: timed NAME cases_run CASE).
+# outf NAME KEY: KEY=value from the timed section NAME's case result.
+outf() { kv_field "$T/$1.out" "$2"; }
+cases_run() {
+	modprobe test_proxy_exec || return 1
+	echo "$1" > /sys/kernel/debug/test_proxy_exec/run || return 1
+	cat /sys/kernel/debug/test_proxy_exec/result
+}
+
 # lab NAME N ARGS...: an inversion run of N iterations (burn 1 ms unless
 # ARGS say otherwise) and its figures: count, capped, p50, max, burn (ns).
 lab() {
