@@ -161,11 +161,16 @@ busy() {
 }
 # yield_case: a FIFO peer of the donor's priority woken while the owner
 # yields on the donor's context (see the module) must run before the
-# owner's release: an order of events, which no delay of the vCPUs
-# changes (as 30-proxy-core's yieldpeer, from user space).  Proxy off:
-# the peer preempts the CFS owner at once.
+# owner's release: an order of events (as 30-proxy-core's yieldpeer,
+# from user space).  The module releases after window_ms whether the
+# peer ran or not; 2 s here, ten times its default, so that only a peer
+# that cannot run, not a vCPU the host stalled, misses it: a sound kernel
+# runs the peer at once and the window ends then.  Proxy off: the peer
+# preempts the CFS owner at once.
 yield_case() {
+	echo 2000 > /sys/module/test_proxy_exec/parameters/window_ms
 	run_case yield
+	echo 200 > /sys/module/test_proxy_exec/parameters/window_ms
 	br=$(field yield before_release)
 	if [ -z "$br" ]; then
 		notok cases/yield-peer "the case did not run: $(cat "$T/yield.res")"
