@@ -147,27 +147,22 @@ if tool_start rt pxlockwait -j --min 200 --comm inversion; then
 	else notok "$P/rt/lock" "want '$want': ${bad:-no events}"; fi
 	# Each wait against the lab's own wait_ns of that acquisition (in
 	# order).  The lab times all of mutex_lock_killable(), a superset of
-	# contention_begin..end: never less (100 us slack for the clocks), and
-	# in all at least half of the lab's time (the fast path, the way back,
-	# first-time TCG translation come on top).  Per wait the difference
-	# is not small under host load: seen 0.1-6.9 ms (9 of 10 waits more
-	# than 10% + 300 us apart, the waits' sums 48.6 vs 79.0 ms) while the
-	# host ran other work, 4 of 10 on a quieter one.
+	# contention_begin..end: never less (100 us slack for the clocks).
+	# How much less is a duration the host's load stretches here (seen
+	# 0.1-6.9 ms per wait under load): 45-vtime-bounds holds every wait
+	# within 250 us of the lab's, in virtual time.
 	bad=$(awk 'NR == FNR { s[FNR] = $1; next } {
 		if (!(FNR in s) || $1 > s[FNR] + 100000) { print FNR ": " $1 " > " s[FNR]; exit }
-		ev += $1; lab += s[FNR]
-	} END { if (ev * 2 < lab) print "pxlockwait " ev " ns in all, under half the lab'"'"'s " lab " ns" }' \
-		"$T/rt.samples" "$T/rt.ev")
+	}' "$T/rt.samples" "$T/rt.ev")
 	if [ "$n" -eq "$(grep -c . "$T/rt.samples")" ] && [ -z "$bad" ]; then ok "$P/rt/wait-time"
 	else notok "$P/rt/wait-time" "pxlockwait vs lab wait_ns: ${bad:-$n events, $(grep -c . "$T/rt.samples") samples}"; fi
 	# Donor time: the holder burns 2 ms per wait on the waiter's context
 	# with proxy execution: every wait donated something, never more than
-	# the wait, and at most one wait less than half of it (seen: the cold
-	# first, 3.6 of 8.1 ms, under a loaded host; once the 10th, 2.7 of
-	# 6.9 ms, in a make check with nothing else running, while the other
-	# waits donated 89-94%); none without.
+	# the wait; none without.  The fraction is a CPU share the host's
+	# load moves here (seen 3.6 of 8.1 ms under load, 89-94% quiet):
+	# 45-vtime-bounds wants at least 90% of every wait, in virtual time.
 	if [ $proxy = 1 ]; then
-		bad=$(awk '$2 <= 0 || $2 > $1 { print; exit } $2 < $1 / 2 { if (low++) { print; exit } }' "$T/rt.ev")
+		bad=$(awk '$2 <= 0 || $2 > $1 { print; exit }' "$T/rt.ev")
 	else
 		bad=$(awk '$2 != 0' "$T/rt.ev" | head -1)
 	fi
