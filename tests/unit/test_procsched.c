@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * px_proc_sched_ns(): a field of a /proc/PID/sched file in ns, whether the
- * kernel printed it as milliseconds with six decimals or as an integer.
+ * kernel printed it as milliseconds with six decimals or as an integer;
+ * px_task_cpu(): the CPU in /proc/PID/stat.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -53,5 +55,15 @@ int main(void)
 	else
 		CHECK("schedfield-self", !px_proc_sched_ns(NULL, "se.sum_exec_runtime", &ns),
 		      "no se.sum_exec_runtime in /proc/self/sched");
+	/*
+	 * px_task_cpu(): /proc/PID/stat's field 39.  Pinned to CPU 1 the
+	 * answer is 1, which neither field 38 (the exit signal, 17) nor 40
+	 * (the RT priority, 0) gives.
+	 */
+	if (px_pin_self(1))
+		printf("ok taskcpu-self # SKIP cannot run on CPU 1 (one CPU?)\n");
+	else
+		CHECK("taskcpu-self", px_task_cpu(getpid()) == 1, "got %d, pinned to 1", px_task_cpu(getpid()));
+	CHECK("taskcpu-no-task", px_task_cpu(INT_MAX) == -1, "got %d", px_task_cpu(INT_MAX));
 	return unit_failed;
 }

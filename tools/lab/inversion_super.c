@@ -295,7 +295,8 @@ static void kill_children(void)
  */
 static void report_children(void)
 {
-	char path[64], line[256], wchan[64];
+	char path[64], line[256], wchan[64], cpu[32];
+	uint64_t ran;
 	int i;
 
 	for (i = 0; i < nchildren; i++) {
@@ -307,8 +308,20 @@ static void report_children(void)
 		snprintf(path, sizeof(path), "/proc/%d/wchan", c->pid);
 		if (px_read_line(path, wchan, sizeof(wchan)))
 			wchan[0] = '\0';
-		px_warnx("  %s (pid %d): state %c, wchan %s", c->role, c->pid,
-			 px_task_state(c->pid), wchan[0] ? wchan : "-");
+		/*
+		 * Starved or stuck?  A runnable task that got little CPU is
+		 * the first; one asleep in the kernel, the second.
+		 */
+		snprintf(path, sizeof(path), "/proc/%d/sched", c->pid);
+		if (px_proc_sched_ns(path, "se.sum_exec_runtime", &ran))
+			ran = UINT64_MAX;
+		if (ran == UINT64_MAX)
+			snprintf(cpu, sizeof(cpu), "?");
+		else
+			snprintf(cpu, sizeof(cpu), "%.1f ms", ran / 1e6);
+		px_warnx("  %s (pid %d): state %c, wchan %s, CPU time %s, on CPU %d", c->role,
+			 c->pid, px_task_state(c->pid), wchan[0] ? wchan : "-", cpu,
+			 px_task_cpu(c->pid));
 		/* Its kernel stack (root only): in a lab call, or in user space? */
 		snprintf(path, sizeof(path), "/proc/%d/stack", c->pid);
 		f = fopen(path, "re");
@@ -407,6 +420,9 @@ bool wait_ready(int n)
 				snprintf(sh->errmsg, sizeof(sh->errmsg),
 					 "%d task(s) not ready after %" PRIu64 " s (CPUs overloaded? --grace)",
 					 n, env.grace_s);
+			px_warnx("%d task(s) not ready after %" PRIu64 " s; the children:", n,
+				 env.grace_s);
+			report_children();
 			return false;
 		}
 		ts.tv_nsec = 1000000;

@@ -337,6 +337,9 @@ bool px_caps_allow_bpf(uint64_t caps);
 /* State letter of task @pid from /proc/PID/stat (R, S, D, ...), '?' if
  * unreadable.  A task blocked in a killable mutex wait shows D. */
 char px_task_state(int pid);
+/* The CPU task @pid last ran on (/proc/PID/stat's processor), -1 if
+ * unreadable. */
+int px_task_cpu(int pid);
 /* Until task @pid is in @state (px_task_state()), polled every millisecond
  * for up to @ms; the last letter read goes to *@last unless it is NULL. */
 bool px_wait_task_state(int pid, char state, long ms, char *last);

@@ -428,6 +428,24 @@ char px_task_state(int pid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
+int px_task_cpu(int pid)
+{
+	char path[64], buf[1024], *p, *save;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (px_read_line(path, buf, sizeof(buf)))
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	/* After the comm: field 3 (the state) ... field 39 (the CPU). */
+	p = strtok_r(p + 1, " ", &save);
+	for (i = 3; p && i < 39; i++)
+		p = strtok_r(NULL, " ", &save);
+	return p ? atoi(p) : -1;
+}
+
 bool px_wait_task_state(int pid, char state, long ms, char *last)
 {
 	char c = '?';
