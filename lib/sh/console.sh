@@ -15,7 +15,9 @@
 # them); anything else still is.  A backtrace asked for on purpose (the
 # soak's "sysrq l" and "sysrq w" of a stuck run) goes between
 # "pxtest: expect backtraces begin" and "... end": its "Call Trace:" lines
-# are not badness there, a report's own lines (WARNING, BUG...) still are.
+# and its frames ("  ? lockdep_hardirqs_on_prepare+0x378/0x378" matches
+# the pattern "lockdep") are not badness there, a report's own lines
+# (WARNING, BUG...) still are.
 
 # console_patterns DIR: the two pattern lists, comments and blank lines
 # dropped, as DIR/badness-patterns and DIR/allow.
@@ -30,7 +32,8 @@ console_badness() {
 	awk '/pxtest: expect hung_task begin/ { w = 1; next } /pxtest: expect hung_task end/ { w = 0; next }
 		/pxtest: expect backtraces begin/ { b = 1; next } /pxtest: expect backtraces end/ { b = 0; next }
 		w && /blocked for more than|hung_task_timeout_secs|Call Trace:/ { next }
-		b && /Call Trace:/ { next } { print }' "$1" |
+		b && (/Call Trace:/ || /^\[[ 0-9.]+\]  (\? )?[A-Za-z0-9_.]+\+0x[0-9a-f]+\/0x[0-9a-f]+/) { next }
+		{ print }' "$1" |
 		grep -Ef "$2/badness-patterns" | grep -vEf "$2/allow" || true
 }
 
