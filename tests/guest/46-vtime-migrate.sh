@@ -13,8 +13,8 @@
 #                  FIFO waiter behind a 400-ms FIFO hog, other CPUs free,
 #                  must run elsewhere within 100 ms of its wakeup (the
 #                  proxy-off boot too: below)
-# The lab runs are each a dividing line, not a latency: no wait hog-capped and the longest
-# under half the hog cap, 50 ms.  A cross-CPU step costs a tick and more
+# The lab runs are each a dividing line, not a latency: no wait
+# hog-capped and the longest under half the hog cap, 50 ms.  A cross-CPU step costs a tick and more
 # in virtual time (a wakeup of an idle vCPU waits for QEMU's round-robin),
 # so the waits are a few ms, not the burn (seen 2026-12-06, 10 waits per
 # depth, 3 rounds: p50 3-7 ms, the longest 16 ms).  With proxy execution
