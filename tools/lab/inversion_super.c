@@ -314,8 +314,6 @@ static void report_children(void)
 		 */
 		snprintf(path, sizeof(path), "/proc/%d/sched", c->pid);
 		if (px_proc_sched_ns(path, "se.sum_exec_runtime", &ran))
-			ran = UINT64_MAX;
-		if (ran == UINT64_MAX)
 			snprintf(cpu, sizeof(cpu), "?");
 		else
 			snprintf(cpu, sizeof(cpu), "%.1f ms", ran / 1e6);
