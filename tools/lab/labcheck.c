@@ -543,12 +543,18 @@ static void test_wake(int fd)
 	      "WAKE of the running caller returned %s", ename(errno));
 }
 
-/* A contended LOCK reports the time the owner held the mutex. */
+/*
+ * A contended LOCK reports the time the owner held the mutex.  The owner
+ * starts its 50-ms sleep only once the waiter is blocked (D: the killable
+ * wait), so the wait spans the whole sleep however late either task runs:
+ * a lower bound that a stalled vCPU cannot break.  Exit status 2: the
+ * waiter never blocked.
+ */
 static void test_wait_ns(int fd)
 {
 	int m = base + 9, status;
 	uint64_t wait_ns = 0;
-	pid_t pid;
+	pid_t pid, waiter = getpid();
 	int pipefd[2];
 	char c;
 
@@ -562,17 +568,23 @@ static void test_wait_ns(int fd)
 			_exit(1);
 		if (write(pipefd[1], "x", 1) != 1)
 			_exit(1);
+		if (!px_wait_task_state(waiter, 'D', 10000, NULL)) {
+			unlock_err(cfd, m);
+			_exit(2);
+		}
 		u64_err(cfd, PROXYLAB_IOC_SLEEP, 50000);
 		_exit(unlock_err(cfd, m) ? 1 : 0);
 	}
 	if (read(pipefd[0], &c, 1) != 1)
 		c = 0;
 	check_errno("contended-lock", lock_err(fd, m, 0, &wait_ns), 0);
-	check("contended-wait-ns", wait_ns >= 40000000ULL && wait_ns < 10000000000ULL,
-	      "wait_ns %" PRIu64 ", want >= 40 ms (owner slept 50 ms)", wait_ns);
+	check("contended-wait-ns", wait_ns >= 50000000ULL && wait_ns < 10000000000ULL,
+	      "wait_ns %" PRIu64 ", want >= 50 ms (the owner slept 50 ms after the waiter blocked)",
+	      wait_ns);
 	unlock_err(fd, m);
 	status = px_reap(pid, 3000);
-	check("contended-owner-status", status == 0, "owner exited %d", status);
+	check("contended-owner-status", status == 0, "owner exited %d%s", status,
+	      status == 2 ? " (the waiter did not show D within 10 s)" : "");
 	close(pipefd[0]);
 	close(pipefd[1]);
 }
