@@ -426,8 +426,9 @@ int main(int argc, char **argv)
 		px_warnx("the background never renamed: no contention was measured");
 	cleanup();
 
+	/* No rename at all: timing never started (see --grace). */
 	want = env.duration_ns ? n : env.iterations;
-	ok = children_ok && n == want && res.samples.n == n && sh->bg_renames > 0;
+	ok = children_ok && n > 0 && n == want && res.samples.n == n && sh->bg_renames > 0;
 	px_result_print(&res, out, "foreground", !env.quiet);
 	fprintf(out, "consistency: renames=%" PRIu64 "/%" PRIu64 " samples=%zu background=%" PRIu64
 	       " children=%s -> %s\n", n, want, res.samples.n, sh->bg_renames,
