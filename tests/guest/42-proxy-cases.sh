@@ -143,8 +143,8 @@ busy() {
 	echo 400 > /sys/module/test_proxy_exec/parameters/window_ms
 	run_case $1
 	echo 200 > /sys/module/test_proxy_exec/parameters/window_ms
-	wu=$(field $1 wait_us) ret=$(field $1 lock_ret) what=unlock want=0
-	[ "$1" != signal_queued ] || what=signal want=-4
+	wu=$(field $1 wait_us) ret=$(field $1 lock_ret)
+	busy_want "$1"
 	if [ -z "$wu" ]; then
 		notok "cases/$2" "the case did not run: $(cat "$T/$1.res")"
 	elif [ "$ret" != "$want" ]; then

@@ -271,8 +271,8 @@ elif ! mkdir -p $PXCG 2> /dev/null; then
 	skip vtime/pxdonor-cpu-stat-completes "cannot create $PXCG"
 elif timed pxdonor-cpu-stat pxdonor_acct_run; then
 	# Cgroup pair rows: DONOR-CGROUP OWNER-CGROUP DONATED_ms STRETCHES MAX_us
-	gms=$(awk 'NF == 5 && $1 == "/pxt45" { s += $3 } END { print s + 0 }' "$T/donor.out")
-	nstr=$(awk 'NF == 5 && $1 == "/pxt45" { n += $4 } END { print n + 0 }' "$T/donor.out")
+	sums=$(awk 'NF == 5 && $1 == "/pxt45" { s += $3; n += $4 } END { print s + 0, n + 0 }' "$T/donor.out")
+	gms=${sums% *} nstr=${sums#* }
 	kms=$(awk -v a="${don0:-}" -v b="${don1:-}" 'BEGIN { if (a == "" || b == "") print ""; else printf "%.3f", (b - a) / 1000 }')
 	echo "# pxdonor-cpu-stat ($proxy): cpu.stat $kms ms, pxdonor $gms ms in $nstr stretches"
 	why=''

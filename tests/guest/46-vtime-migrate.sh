@@ -76,8 +76,7 @@ busy_case() {
 	   timed "$2" cases_run "$1"; then
 		echo "# $2 ($proxy): $(tr '\n' ' ' < "$T/$2.out")"
 		wu=$(outf "$2" wait_us) ret=$(outf "$2" lock_ret) wc=$(outf "$2" waiter_cpu) hc=$(outf "$2" hog_cpu)
-		what=unlock want=0
-		[ "$1" != signal_queued ] || what=signal want=-4
+		busy_want "$1"
 		why=''
 		[ $rc = 0 ] && [ -n "$wu" ] || why="exit $rc: $(tr '\n' ' ' < "$T/$2.out" | tail -c 300)"
 		if completes "$2" "$why"; then

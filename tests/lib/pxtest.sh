@@ -266,6 +266,14 @@ bound() {
 	if eval "$3"; then ok "vtime/$1"; else notok "vtime/$1" "$2"; fi
 }
 
+# busy_want CASE: for test_proxy_exec's busy-CPU cases (a FIFO waiter
+# left on the CPU a 400-ms hog takes), what wakes the waiter ($what) and
+# what its lock returns ($want): a signal and -EINTR for signal_queued,
+# the unlock and 0 for the others.
+busy_want() {
+	what=unlock want=0
+	[ "$1" != signal_queued ] || what=signal want=-4
+}
 # cases_run CASE: run test_proxy_exec's CASE, print its result line (as a
 # timed section: timed NAME cases_run CASE).
 # outf NAME KEY: KEY=value from the timed section NAME's case result.
