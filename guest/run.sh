@@ -49,6 +49,7 @@
 # folder at /px/out ($PX_REPO, $PX_OUT, $PX_SHARE).  Results in --out:
 # output.log (stdout+stderr, also streamed here), status, console.log,
 # dmesg.log, qemu-cmd (re-runnable), testid.txt, kernel.config, boot-time,
+# cpu-seconds (the CPU time QEMU used, all its threads),
 # result (ok|hung|silent|panic|nostatus), and for a hung or silent guest
 # qemu-state.txt (each vCPU's registers and local APIC, from the monitor).
 # The initramfs is rebuilt first if any of its inputs changed
@@ -246,6 +247,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 		kill -KILL "$qpid" 2>/dev/null || true
 		break
 	fi
+	# QEMU's CPU time so far (all its threads; clock ticks), for cpu-seconds.
+	read -r _ _ _ _ _ _ _ _ _ _ _ _ _ qut qst _ 2> /dev/null < /proc/"$qpid"/stat || :
 	sleep 0.1
 done
 qrc=0
@@ -254,6 +257,9 @@ rm -f "$mon"
 wait "$tpid" || true
 elapsed=$(( ($(date +%s%N) - start) / 1000000000 ))
 
+# (The last reading, up to 0.1 s before QEMU ended.)
+[ -z "${qut:-}" ] ||
+	awk -v t=$((qut + qst)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f\n", t / hz }' > "$out/cpu-seconds"
 if [ -n "$boot_ms" ]; then
 	up=$(sed -n 's/^px-init: reached \/init at uptime \([0-9.]*\) s.*/\1/p' "$out/console.log" | head -1)
 	printf '%d.%03d\n' $((boot_ms / 1000)) $((boot_ms % 1000)) > "$out/boot-time"

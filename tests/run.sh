@@ -618,6 +618,16 @@ note "logs in $res"
 timed all "(this run)" "$run_start"
 note "slowest (s): $(grep -v '^all' "$res/timings.tsv" 2>/dev/null | sort -t"$(printf '\t')" -k3,3nr | head -6 |
 	awk -F'\t' '{ printf "%s%s %s %d", (NR > 1 ? ", " : ""), $1, $2, $3 }'); all $(($(date +%s) - run_start)) s"
+# What each boot cost the host (guest/run.sh's cpu-seconds: QEMU's CPU
+# time, all its threads): on a host whose CPUs are busy all along, this,
+# not a boot's wall time, is what a shorter run must take away.
+for f in "$res"/*/cpu-seconds; do
+	[ -f "$f" ] || continue
+	d=${f%/cpu-seconds}
+	printf '%s\t%s\n' "${d##*/}" "$(cat "$f")"
+done | sort -t"$(printf '\t')" -k2,2nr > "$res/cpu-seconds.tsv"
+[ ! -s "$res/cpu-seconds.tsv" ] ||
+	note "QEMU CPU time (s): $(awk -F'\t' '{ t += $2; if (NR <= 6) l = l (NR > 1 ? ", " : "") $1 " " $2 } END { printf "%s; all %d boots %.0f", l, NR, t }' "$res/cpu-seconds.tsv")"
 [ "$xfail$xpass" = 00 ] || note "$xfail known failure(s) seen as expected (XFAIL), $xpass passed unexpectedly (XPASS); neither counts below"
 # The number of distinct checks: result lines counted by name alone (the
 # boot label, a FAIL's reason and the int3 boot's prefix left out), so a
