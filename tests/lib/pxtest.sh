@@ -247,9 +247,13 @@ vtime_setup() {
 timed() {
 	_n=$1
 	shift
+	read -r _t0 _ < /proc/uptime
 	warp_begin
 	"$@" > "$T/$_n.out" 2>&1
 	rc=$?
+	read -r _t1 _ < /proc/uptime
+	# On icount, guest time is instructions: what the section cost the host.
+	echo "# time: $_n took $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.2f", b - a }') s of guest time"
 	warp_end "$_n" && return 0
 	for _c in completes $verdict; do
 		skip "vtime/$_n-$_c" "the warp guard rejected the timed section"
