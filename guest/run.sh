@@ -26,8 +26,12 @@
 #                        time is skipped; the vCPUs run round-robin in one
 #                        host thread, so a busy guest second takes 2-4
 #                        wall seconds on a quiet host and ~10 beside a
-#                        kernel build: the caller must scale --timeout
-#                        (wall seconds) itself.  Not with --kvm
+#                        kernel build.  --timeout, --stall and
+#                        --first-output then count the CPU time QEMU got,
+#                        not wall time (a guest the host starves is slow,
+#                        not hung), with a backstop at 10 x --timeout of
+#                        wall time; the caller scales them from guest
+#                        time (2-4x).  Not with --kvm
 #   --share DIR          host folder shared read-write at /px/share, the
 #                        command's cwd (default: the current directory)
 #   --out DIR            results folder (default build/runs/<date-time>/)
@@ -217,9 +221,22 @@ tail -n +1 -f --pid="$qpid" "$out/output.log" &
 tpid=$!
 trap 'kill -KILL $qpid $tpid 2>/dev/null; rm -f "$mon"; echo "run: interrupted" >&2; exit 130' INT TERM HUP
 start=$(date +%s%N)
-boot_ms='' hung='' silent='' size=0 grew=$start
+# The limits below count time on the guest's clock's terms: wall time
+# (host clock), or with icount the CPU time QEMU got (its vCPUs are one
+# thread that never sleeps while the guest has work: a guest starved by
+# the host's load is slow, not hung), with a wall backstop of 10 times
+# --timeout.  ticks/hz: QEMU's CPU time from /proc (all its threads).
+hz=$(getconf CLK_TCK) qut=0 qst=0 qcpu=''
+[ "$clock" = host ] || qcpu=1
+boot_ms='' hung='' silent='' size=0 grew=0
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s%N)
+	read -r _ _ _ _ _ _ _ _ _ _ _ _ _ qut qst _ 2> /dev/null < /proc/"$qpid"/stat || :
+	if [ "$clock" = host ]; then
+		t=$(( (now - start) / 1000000000 ))
+	else
+		t=$(( (qut + qst) / hz ))
+	fi
 	if [ -z "$boot_ms" ] && grep -q '^px-init: reached /init' "$out/console.log" 2>/dev/null; then
 		boot_ms=$(( (now - start) / 1000000 ))
 		# Booted: every QEMU thread (one per vCPU) to the nice to run at.
@@ -227,15 +244,16 @@ while kill -0 "$qpid" 2>/dev/null; do
 			renice --priority "$run_nice" -p "${t##*/}" > /dev/null 2>&1 || true
 		done
 	fi
-	if [ $(( (now - start) / 1000000000 )) -ge "$timeout" ]; then
-		hung="after $timeout s"
-	elif [ -n "$first_output" ] && [ ! -s "$out/output.log" ] &&
-	     [ $(( (now - start) / 1000000000 )) -ge "$first_output" ]; then
-		hung="with no output in its first $first_output s" silent=1
+	if [ "$t" -ge "$timeout" ]; then
+		hung="after $timeout s${qcpu:+ of QEMU's CPU time}"
+	elif [ $(( (now - start) / 1000000000 )) -ge $((10 * timeout)) ]; then
+		hung="after $((10 * timeout)) s of wall time (10 x --timeout)"
+	elif [ -n "$first_output" ] && [ ! -s "$out/output.log" ] && [ "$t" -ge "$first_output" ]; then
+		hung="with no output in its first $first_output s${qcpu:+ of QEMU's CPU time}" silent=1
 	elif [ -n "$stall" ]; then
 		n=$(stat -c %s "$out/output.log")
-		[ "$n" = "$size" ] || { size=$n; grew=$now; }
-		[ $(( (now - grew) / 1000000000 )) -lt "$stall" ] || hung="with no output for $stall s"
+		[ "$n" = "$size" ] || { size=$n; grew=$t; }
+		[ $((t - grew)) -lt "$stall" ] || hung="with no output for $stall s${qcpu:+ of QEMU's CPU time}"
 	fi
 	if [ -n "$hung" ]; then
 		# Evidence first: registers and local APIC of every vCPU.
@@ -247,8 +265,6 @@ while kill -0 "$qpid" 2>/dev/null; do
 		kill -KILL "$qpid" 2>/dev/null || true
 		break
 	fi
-	# QEMU's CPU time so far (all its threads; clock ticks), for cpu-seconds.
-	read -r _ _ _ _ _ _ _ _ _ _ _ _ _ qut qst _ 2> /dev/null < /proc/"$qpid"/stat || :
 	sleep 0.1
 done
 qrc=0
@@ -258,8 +274,7 @@ wait "$tpid" || true
 elapsed=$(( ($(date +%s%N) - start) / 1000000000 ))
 
 # (The last reading, up to 0.1 s before QEMU ended.)
-[ -z "${qut:-}" ] ||
-	awk -v t=$((qut + qst)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f\n", t / hz }' > "$out/cpu-seconds"
+awk -v t=$((qut + qst)) -v hz="$hz" 'BEGIN { printf "%.1f\n", t / hz }' > "$out/cpu-seconds"
 if [ -n "$boot_ms" ]; then
 	up=$(sed -n 's/^px-init: reached \/init at uptime \([0-9.]*\) s.*/\1/p' "$out/console.log" | head -1)
 	printf '%d.%03d\n' $((boot_ms / 1000)) $((boot_ms % 1000)) > "$out/boot-time"

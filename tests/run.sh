@@ -447,15 +447,20 @@ early_job() {
 # icount_boots: the icount boots (PAR 2) one after the other, without the
 # guest lock (the one-by-one boots hold it: --no-lock).  Their guest time
 # is virtual, so the CPU time the one-by-one boots leave is enough; they
-# need only that their limits are wall time x10 (boot_group).
+# need only that their limits are 10 times their guest time (boot_group;
+# on icount guest/run.sh counts them in QEMU's CPU time).
 icount_boots() {
 	# Nice 10, not the host checks' 19: beside busy loops at nice 0
 	# (tests/under-load.sh) a nice-19 guest got too little to reach its
 	# first output within its limit.  (Only root may lower it: else 19.)
+	# Once the one-by-one boots are over (the marker), nice 0: beside
+	# busy loops at nice 0, a nice-10 icount boot got 9% of a CPU.
 	read -r _self _ < /proc/self/stat
-	renice -n 10 -p "$_self" > /dev/null 2>&1 || true
 	while IFS='|' read -r k args cpus par; do
 		[ "$par" = 2 ] || continue
+		_ni=10
+		[ ! -e "$res/one-by-one.done" ] || _ni=0
+		renice -n $_ni -p "$_self" > /dev/null 2>&1 || true
 		group_dir "$k" "$args" "$cpus" "$par"
 		boot_group_again "$k" "$args" "$cpus" --no-lock
 	done < "$res/groups"
@@ -471,7 +476,6 @@ fi
 if [ -s "$res/groups" ]; then
 	if [ -n "$icount_early" ]; then
 		early_job host-checks-and-icount-boots eval 'host_checks; icount_boots'
-		icount_job=$!
 	else
 		early_job host-checks host_checks
 	fi
@@ -513,8 +517,8 @@ while IFS='|' read -r k args cpus par; do
 	boot_group_again "$k" "$args" "$cpus"
 	collect_group
 done < "$res/groups"
-# The one-by-one boots are over: the icount boots still running (or to
-# come) get nice 0 like the side-by-side boots they now run beside.
+# The one-by-one boots are over: the early jobs get nice 0 (below) like
+# the side-by-side boots they now run beside.
 # descendants PID...: the threads of the PIDs and of all their
 # descendants (setpriority() changes one thread: QEMU's vCPU threads are
 # not its main thread).
@@ -525,10 +529,16 @@ descendants() {
 		descendants $(ps -o pid= --ppid "$_p" 2> /dev/null)
 	done
 }
-if [ -n "${icount_job:-}" ] && kill -0 "$icount_job" 2> /dev/null; then
+# Every early job (the host checks, the icount boots, the bench's icount
+# run), and what each runs from now on: under load, nice-19 work beside
+# busy loops at nice 0 got 1.4% of a CPU (a bench guest took 15 minutes
+# to reach /init) and the icount boots would not end.
+: > "$res/one-by-one.done"
+for _j in $early; do
+	kill -0 "$_j" 2> /dev/null || continue
 	# shellcheck disable=SC2046 # the pids, one argument each
-	renice -n 0 -p $(descendants "$icount_job") > /dev/null 2>&1 || true
-fi
+	renice -n 0 -p $(descendants "$_j") > /dev/null 2>&1 || true
+done
 if [ -s "$res/groups-parallel" ]; then
 	# (Unless our caller holds it for us: PX_GUEST_LOCK_HELD, guest/run.sh.)
 	exec 9> "$top/build/.guest.lock"
