@@ -107,6 +107,7 @@ enum {
 
 struct inv_shared {
 	volatile int	stop;		/* everyone: leave at the next check */
+	volatile int	waiter_gone;	/* no more iterations: roles leave */
 	volatile int	iter_done;	/* waiter owns m(0): hogs stop */
 	volatile int	kickoff;	/* football: offense may count */
 	int		failed;		/* first error wins errmsg */
@@ -277,6 +278,7 @@ void child_fail(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
 void child_exit(void) __attribute__((noreturn));
 bool wait_sem(sem_t *s);
+bool wait_next(sem_t *s);
 bool wait_step(sem_t *s);
 void post(sem_t *s);
 void pin_or_fail(int cpu, const char *who);

@@ -238,7 +238,7 @@ static void run_waiter(void)
 	sh->waiter_pid = getpid();
 	post(&sh->ready);
 	if (!wait_sem(&sh->go))
-		child_exit();
+		goto out;
 	end = px_now_ns() + env.duration_ns;
 	for (it = 0; iteration_wanted(it, end); it++) {
 		rehome_waiter();
@@ -276,6 +276,7 @@ static void run_waiter(void)
 	}
 out:
 	sh->stop = 1;
+	sh->waiter_gone = 1;
 	close(fd);
 	child_exit();
 }
@@ -348,7 +349,7 @@ static void run_holder(int k)
 	 */
 	if (is_fair_scenario() && px_cgroup_attach_pid(env.cgroup, getpid()))
 		child_fail("%s: cannot join cgroup %s: %s", who, env.cgroup, strerror(errno));
-	while (wait_sem(&sh->start[k])) {
+	while (wait_next(&sh->start[k])) {
 		rehome_holder(k, who);
 		lab_hold(fd, m, lab_type(m), who);
 		__atomic_fetch_add(&sh->holder_acq[k], 1, __ATOMIC_RELAXED);
@@ -402,7 +403,7 @@ static void run_hog(int h)
 			;
 		child_exit();
 	}
-	while (wait_sem(&sh->hog_go[h])) {
+	while (wait_next(&sh->hog_go[h])) {
 		hog_burst(env.hog_cap_us * NSEC_PER_USEC);
 		post(&sh->hog_fin);
 	}
@@ -453,9 +454,11 @@ bool run_lock_scenario(void)
 		n++;
 	}
 	parent_priority();
-	if (ready && wait_ready(n))
+	if (ready && wait_ready(n)) {
 		post(&sh->go);
-	else
+	} else {
 		sh->stop = 1;
+		sh->waiter_gone = 1;	/* it will not start an iteration */
+	}
 	return supervise(px_now_ns() + env.timeout_s * NSEC_PER_SEC);
 }

@@ -67,11 +67,17 @@ void child_fail(const char *fmt, ...)
 /*
  * A stop takes effect between iterations only: once the waiter started
  * one, every role finishes it, so all counts add up after a Ctrl-C too.
- * wait_sem() is for the waits between iterations and returns false on a
- * stop; wait_step() is for those inside one and returns false only when
- * a child failed (the parent's timeout kills what never finishes).
+ * wait_sem() returns false on a stop: for the start of the run.
+ * wait_next() is for the roles' waits between iterations and returns
+ * false once the waiter is gone, not on the stop itself: the waiter may
+ * have decided on one more iteration just before the stop and post its
+ * start just after, and a role that had left on the stop would leave the
+ * waiter waiting for it (seen: a hog gone, the waiter in its last
+ * iteration until killed 30 s later).  wait_step() is for the waits
+ * inside an iteration and returns false only when a child failed (the
+ * parent's timeout kills what never finishes).
  */
-static bool wait_slices(sem_t *s, bool stoppable)
+static bool wait_slices(sem_t *s, volatile int *leave)
 {
 	struct timespec ts;
 
@@ -87,19 +93,24 @@ static bool wait_slices(sem_t *s, bool stoppable)
 			return true;
 		if (errno != ETIMEDOUT && errno != EINTR)
 			child_fail("sem_clockwait: %s", strerror(errno));
-		if ((stoppable && sh->stop) || sh->failed)
+		if ((leave && *leave) || sh->failed)
 			return false;
 	}
 }
 
 bool wait_sem(sem_t *s)
 {
-	return wait_slices(s, true);
+	return wait_slices(s, &sh->stop);
+}
+
+bool wait_next(sem_t *s)
+{
+	return wait_slices(s, &sh->waiter_gone);
 }
 
 bool wait_step(sem_t *s)
 {
-	return wait_slices(s, false);
+	return wait_slices(s, NULL);
 }
 
 void post(sem_t *s)
