@@ -225,7 +225,8 @@ start=$(date +%s%N)
 # (host clock), or with icount the CPU time QEMU got (its vCPUs are one
 # thread that never sleeps while the guest has work: a guest starved by
 # the host's load is slow, not hung), with a wall backstop of 10 times
-# --timeout.  ticks/hz: QEMU's CPU time from /proc (all its threads).
+# --timeout.  lim_s: the seconds the limits count; QEMU's CPU time from
+# /proc in ticks/hz (all its threads).
 hz=$(getconf CLK_TCK) qut=0 qst=0 qcpu=''
 [ "$clock" = host ] || qcpu=1
 boot_ms='' hung='' silent='' size=0 grew=0
@@ -233,27 +234,27 @@ while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s%N)
 	read -r _ _ _ _ _ _ _ _ _ _ _ _ _ qut qst _ 2> /dev/null < /proc/"$qpid"/stat || :
 	if [ "$clock" = host ]; then
-		t=$(( (now - start) / 1000000000 ))
+		lim_s=$(( (now - start) / 1000000000 ))
 	else
-		t=$(( (qut + qst) / hz ))
+		lim_s=$(( (qut + qst) / hz ))
 	fi
 	if [ -z "$boot_ms" ] && grep -q '^px-init: reached /init' "$out/console.log" 2>/dev/null; then
 		boot_ms=$(( (now - start) / 1000000 ))
 		# Booted: every QEMU thread (one per vCPU) to the nice to run at.
-		[ "$boot_nice" = "$run_nice" ] || for t in /proc/"$qpid"/task/*; do
-			renice --priority "$run_nice" -p "${t##*/}" > /dev/null 2>&1 || true
+		[ "$boot_nice" = "$run_nice" ] || for task in /proc/"$qpid"/task/*; do
+			renice --priority "$run_nice" -p "${task##*/}" > /dev/null 2>&1 || true
 		done
 	fi
-	if [ "$t" -ge "$timeout" ]; then
+	if [ "$lim_s" -ge "$timeout" ]; then
 		hung="after $timeout s${qcpu:+ of QEMU's CPU time}"
 	elif [ $(( (now - start) / 1000000000 )) -ge $((10 * timeout)) ]; then
 		hung="after $((10 * timeout)) s of wall time (10 x --timeout)"
-	elif [ -n "$first_output" ] && [ ! -s "$out/output.log" ] && [ "$t" -ge "$first_output" ]; then
+	elif [ -n "$first_output" ] && [ ! -s "$out/output.log" ] && [ "$lim_s" -ge "$first_output" ]; then
 		hung="with no output in its first $first_output s${qcpu:+ of QEMU's CPU time}" silent=1
 	elif [ -n "$stall" ]; then
 		n=$(stat -c %s "$out/output.log")
-		[ "$n" = "$size" ] || { size=$n; grew=$t; }
-		[ $((t - grew)) -lt "$stall" ] || hung="with no output for $stall s${qcpu:+ of QEMU's CPU time}"
+		[ "$n" = "$size" ] || { size=$n; grew=$lim_s; }
+		[ $((lim_s - grew)) -lt "$stall" ] || hung="with no output for $stall s${qcpu:+ of QEMU's CPU time}"
 	fi
 	if [ -n "$hung" ]; then
 		# Evidence first: registers and local APIC of every vCPU.
