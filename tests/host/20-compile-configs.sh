@@ -12,6 +12,7 @@
 #   (or not ok with the first error)
 #   skip build/... - no lean kernel built yet (its .config is the base)
 # pxtest-timeout: 2400
+# pxtest-host-last: yes
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 if [ ! -f "$top/build/obj-lean/.config" ] || [ ! -d "$top/build/linux/.git" ]; then
