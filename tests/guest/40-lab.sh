@@ -130,11 +130,15 @@ check lab/chain-depth "chain result records depth ${chain_depth:-none}, not 3" \
 	test "${chain_depth:-}" = 3
 
 # The inversion (proxy off): p99 several times the critical section.  Its
-# shrinking (proxy on): p50 within a few critical sections (cfs: the waiter
-# has a third of the CPU to lend), far below the hog cap (100x) or cfs
-# starvation (several 100x); rt's p90 too.  Tails with proxy on are only
+# shrinking (proxy on): rt's p50 within a few critical sections, far
+# below the hog cap (100x); rt's p90 too.  Tails with proxy on are only
 # reported: the debug kernel under TCG has single 0.5 s outliers, and a
-# third of cfs's waits take 20-60 ms (no proxy abort).
+# third of cfs's waits take 20-60 ms (no proxy abort).  cfs's wait on
+# this clock is the donor's share of a vCPU that the host's load
+# stretches (p50 1-11x the burn on a quiet host, 13-15x on all three
+# boots beside two busy loops): its bound in the kernel's terms is
+# vtime/cfs-bounded (45-vtime-bounds, virtual time).  Here only a guard:
+# p50 under the hog cap, 100 ms, where proxy off waits a second or more.
 for s in rt cfs; do
 	[ -f "$T/$s.json" ] || continue
 	p50=$(ratio $s p50) p90=$(ratio $s p90) p99=$(ratio $s p99)
@@ -142,11 +146,11 @@ for s in rt cfs; do
 		[ "$p99" -ge 5 ] && ok "lab/$s-inversion-shown" ||
 			notok "lab/$s-inversion-shown" "p99 only ${p99}x the burn with proxy off"
 	else
-		l50=5 l90=25; [ $s = cfs ] && l50=10 l90=1000000
+		l50=5 l90=25
 		# The debug kernel (lockdep, DEBUG_MUTEXES under TCG) is slower in
-		# the paths between burns, and a CFS donor only gets its fair
-		# share among the hogs: allow twice the median there.
+		# the paths between burns: allow twice the median there.
 		[ "${PX_KERNEL:-lean}" = debug ] && l50=$((l50 * 2))
+		[ $s = cfs ] && l50=100 l90=1000000
 		[ "$p50" -lt $l50 ] && [ "$p90" -lt $l90 ] && ok "lab/$s-inversion-bounded" ||
 			notok "lab/$s-inversion-bounded" "p50 ${p50}x, p90 ${p90}x the burn with proxy on (limits ${l50}x, ${l90}x)"
 		echo "# $s with proxy on: p50 ${p50}x, p90 ${p90}x, p99 ${p99}x the burn"
