@@ -160,16 +160,17 @@ done
 # Not a median: hog_capped counts the iterations in which the waiter
 # waited out a whole hog burst (the 100 ms cap), i.e. proxy execution did
 # not help at all.  None may with proxy on; with it off, most do.  dl
-# alone may have one in ten: its owner runs on the waiter's 5 ms per
-# 20 ms only, and the lab's owner waits for its waiter to sleep while
-# that waiter may spin on it until its budget is gone (tools/README.md);
-# the longest dl waits of ten boots (lean and debug) were 15-56 ms, and
-# once 108 ms (debug, under host load).
+# is only guarded here, at most 3 in 10: its owner runs on the waiter's
+# 5 ms per 20 ms only, a budget that a vCPU stalled by the host's load
+# spends without running (2 of 10 capped on a busy host, 2026-12-07; the
+# longest dl waits of ten quieter boots were 15-56 ms).  Its bound in
+# the kernel's terms, none capped, is vtime/dl-bounded (45-vtime-bounds,
+# virtual time); proxy off caps all 10 here.
 for s in rt dl chain xcpu sleep-owner; do
 	[ -f "$T/$s.json" ] || continue
 	v=$(echo "$s" | tr - _)
 	eval "capped=\${${v}_capped:-} n=\${${v}_count:-0}"
-	allow=0; [ $s = dl ] && allow=$((n / 10))
+	allow=0; [ $s = dl ] && allow=$((n * 3 / 10))
 	if [ $proxy = on ]; then
 		[ -n "$capped" ] && [ "$capped" -le $allow ] && ok "lab/$s-none-hog-capped" ||
 			notok "lab/$s-none-hog-capped" "${capped:-?} of $n waits lasted a whole hog burst with proxy on (allowed: $allow)"

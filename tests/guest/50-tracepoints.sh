@@ -53,7 +53,12 @@ count() { grep "$1" "$T/$2.txt" | grep -c "${3:-.}"; }
 n=5
 [ $proxy = on ] || n=2
 rec chain chain -D 3 -b 3000 -n $n
-rec xcpu xcpu -c 0,1 -b 3000 -n $n
+# xcpu pinned: a waiter allowed on the owner's CPU too is sometimes there
+# when it blocks (preempted on CPU 0 by inversion's FIFO-90 referee, the
+# RT push moved it to CPU 1: a quiet run's 5 iterations all began so),
+# and then nothing migrates.  Pinned, its donation must go to CPU 1 and
+# come back.
+rec xcpu xcpu -c 0,1 --pinned -b 3000 -n $n
 # The lock events only where a check reads them (woken-donor-does-not-spin).
 rec_extra='-e lock:contention_begin -e lock:contention_end'
 rec sleep sleep-owner -s 3000 -b 200 -n $n
