@@ -489,7 +489,7 @@ if [ -s "$res/groups" ]; then
 	if [ -n "$icount_early" ]; then
 		early_job host-checks-and-icount-boots eval 'host_checks first; icount_boots; host_checks last'
 	else
-		early_job host-checks host_checks
+		early_job host-checks host_checks all
 	fi
 	[ -z "$bench" ] || early_job bench-selftest-icount bench_selftest icount
 fi
@@ -597,7 +597,7 @@ if [ -s "$res/groups-parallel" ]; then
 		collect_group
 	done < "$res/groups-parallel"
 else
-	[ -n "$early" ] || host_checks
+	[ -n "$early" ] || host_checks all
 	# shellcheck disable=SC2086 # pids, split on purpose
 	[ -z "$early" ] || { wait $early; early_check; }
 	if [ -n "$bench" ]; then
