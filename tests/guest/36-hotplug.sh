@@ -57,7 +57,7 @@ for sc in "xcpu -c 0,1 -b 2000" "chain -D 3 -c 0-3 --spread -b 1000" \
 	echo "# inversion $sc: exit $rc, ${cnt:-no} waits; $(grep consistency "$T/r.out")"
 	if [ $rc != 0 ] || [ "${cnt:-0}" -lt 1 ] || ! grep -q 'consistency: .* -> OK$' "$T/r.out"; then
 		fails=$((fails + 1))
-		sed 's/^/#   /' "$T/r.out" | tail -20
+		show_tail "$T/r.out"
 	fi
 done
 echo "# $cycles CPU offline cycles during 4 inversion runs ($unstarted never started)"

@@ -55,7 +55,7 @@ kill_case() {
 			wait $inv
 			notok "kill/$name" "the run ended (status $?) before its $who was found"
 		fi
-		sed 's/^/#   /' "$T/$name.out" | tail -20
+		show_tail "$T/$name.out"
 		return
 	fi
 	kill -9 "$pid"
@@ -64,7 +64,7 @@ kill_case() {
 	if kill -0 $inv 2>/dev/null; then
 		kill -9 $inv
 		notok "kill/$name" "the scenario did not end within 40 s of killing its $who"
-		sed 's/^/#   /' "$T/$name.out" | tail -20
+		show_tail "$T/$name.out"
 		return
 	fi
 	wait $inv

@@ -51,8 +51,8 @@ if [ -z "$(stat pxacct proxy_donated_usec)" ]; then
 	finish
 fi
 # The inversion from pxacct/w; the owner moves itself to pxacct/o.
-( echo 0 > $P/w/cgroup.procs && exec inversion cfs -d 4s -c 1 --cgroup pxacct/o -q \
-	-o "$T/inv.json" ) > "$T/inv.out" 2>&1 &
+sh -c "$px_in_cgroup" $P/w inversion cfs -d 4s -c 1 --cgroup pxacct/o -q \
+	-o "$T/inv.json" > "$T/inv.out" 2>&1 &
 ipid=$!
 # Snapshot near the end, while pxacct/o exists: the owner's own counter,
 # then the groups'.

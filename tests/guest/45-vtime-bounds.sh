@@ -258,7 +258,7 @@ cg_donated() { sed -n 's/^proxy_donated_usec //p' $PXCG/cpu.stat 2>/dev/null; }
 pxdonor_acct_run() {
 	don0=$(cg_donated)
 	tool_start donor pxdonor -G -c pxt45 99 || return 1
-	sh -c "echo \$\$ > $PXCG/cgroup.procs && exec inversion cfs -d 4s -b 5000 -q -o $T/pxdonor-inv.json" \
+	sh -c "$px_in_cgroup" $PXCG inversion cfs -d 4s -b 5000 -q -o "$T/pxdonor-inv.json" \
 		> "$T/pxdonor-inv.out" 2>&1
 	irc=$?
 	tool_stop donor

@@ -420,7 +420,7 @@ N=40
 mkdir -p $CG/wl
 if tool_start wake pxwakelat -j -w -c pxt60 99 && tool_start wl pxwakelat -j -c pxt60/wl 99; then
 	irc=0
-	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -q -o $T/wl-inv.json" \
+	sh -c "$px_in_cgroup" $CG/wl inversion rt -n $N -q -o "$T/wl-inv.json" \
 		> "$T/inv.out" 2>&1 || irc=$?
 	[ $irc -eq 0 ] || say "inversion rt: exit $irc: $(tail -2 "$T/inv.out")"
 	tool_stop wl; wlrc=$rc
@@ -541,7 +541,7 @@ elif tool_start evA pxwakelat -j --min 1us -c pxt60/wl 99 && t0=$(cut -d' ' -f1 
 	# 5 s after A's banner (its stack maps' clock starts just before it),
 	# of which B, C and D took a second or more each to start.
 	sleep "$(awk -v t="$t0" '{ s = t + 5 - $1; printf "%.1f", (s > 0 ? s : 0) }' /proc/uptime)"
-	sh -c "echo \$\$ > $CG/wl/cgroup.procs && exec inversion rt -n $N -b 2000 --first-mutex $F -q -o $T/ev-inv.json" \
+	sh -c "$px_in_cgroup" $CG/wl inversion rt -n $N -b 2000 --first-mutex "$F" -q -o "$T/ev-inv.json" \
 		> "$T/inv.out" 2>&1 &
 	sup=$!
 	irc=0

@@ -75,7 +75,7 @@ run_case() {
 		ok "change/$name-completed"
 	else
 		notok "change/$name-completed" "exit $rc"
-		sed 's/^/#   /' "$T/$name.out" | tail -20
+		show_tail "$T/$name.out"
 	fi
 	check "change/$name-undone" "taskchange exit $crc (a change not undone, or no task)" [ $crc = 0 ]
 	# Enough of the changes hit a task blocked on the mutex (D) ...

@@ -41,7 +41,7 @@ until grep -q 'Hit Ctrl-C' "$T/px.out" "$T/px.err" 2>/dev/null; do
 	usleep 100000
 done
 trace-cmd record -q -b 8192 -e sched_proxy:sched_proxy_pick -o "$T/pick.dat" \
-	sh -c "echo \$\$ > $CG/cgroup.procs && exec inversion chain -D $D -n $N -q" > "$T/rec.out" 2>&1
+	sh -c "$px_in_cgroup" $CG inversion chain -D $D -n $N -q > "$T/rec.out" 2>&1
 rrc=$?
 kill -INT $px
 prc=0

@@ -144,6 +144,16 @@ ww_selftest_counts() {
 ww_selftest_failures() {
 	grep -v stress_inorder_work "$1" | grep -E 'not resolved|failure|failed' | head -"$2"
 }
+# show_tail FILE: FILE's last 20 lines as comments (a failed run's own words).
+show_tail() { sed 's/^/#   /' "$1" | tail -20; }
+# sh -c "$px_in_cgroup" DIR COMMAND...: COMMAND inside the cgroup DIR (its
+# /sys/fs/cgroup path) from its first instruction on, in the place of that
+# sh: run in the background, $! is COMMAND's pid (a shell function's would
+# be the subshell's), and a program that starts a command (trace-cmd
+# record) can start it.
+# shellcheck disable=SC2016 # expanded by that sh, not here
+px_in_cgroup='echo $$ > "$0/cgroup.procs" && exec "$@"'
+
 # task_state PID: its state letter (R, S, D, ...), nothing once gone.
 task_state() { sed -n 's/^State:\t\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 # children_of PID: the pids of its children.  Through cat: busybox awk
