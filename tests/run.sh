@@ -190,16 +190,14 @@ host_check() {
 host_checks() {
 	_hc_part=${1:-all}
 	# Host unit tests: build/tests/unit/NAME from tests/unit/NAME.c (make unit);
-	# a source without its binary is a SKIP, not silence.
-	for u in "$top"/build/tests/unit/*; do
-		[ "$_hc_part" != last ] || break
+	# a source without its binary is a SKIP, not silence.  (None is last.)
+	[ "$_hc_part" = last ] || for u in "$top"/build/tests/unit/*; do
 		[ -f "$u" ] && [ -x "$u" ] || continue
 		name=$(basename "$u")
 		echo "$name" | grep -qE -- "$only" || continue
 		host_check "$name" "$name" "$u"
 	done
-	for src in "$top"/tests/unit/*.c; do
-		[ "$_hc_part" != last ] || break
+	[ "$_hc_part" = last ] || for src in "$top"/tests/unit/*.c; do
 		[ -f "$src" ] || continue
 		name=$(basename "$src" .c)
 		echo "$name" | grep -qE -- "$only" || continue
@@ -214,8 +212,10 @@ host_checks() {
 		[ -f "$s" ] || continue
 		name=$(basename "$s")
 		echo "$name" | grep -qE -- "$only" || continue
-		case $_hc_part:$(grep -c '^# pxtest-host-last: *yes' "$s") in
-		first:1 | last:0) continue ;;
+		_hc_last=no
+		! grep -q '^# pxtest-host-last: *yes' "$s" || _hc_last=yes
+		case $_hc_part:$_hc_last in
+		first:yes | last:no) continue ;;
 		esac
 		if [ ! -x "$s" ]; then
 			report "SKIP [host] $name - not executable"
