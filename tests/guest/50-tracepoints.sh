@@ -53,12 +53,15 @@ count() { grep "$1" "$T/$2.txt" | grep -c "${3:-.}"; }
 n=5
 [ $proxy = on ] || n=2
 rec chain chain -D 3 -b 3000 -n $n
-# xcpu pinned: a waiter allowed on the owner's CPU too is sometimes there
-# when it blocks (preempted on CPU 0 by inversion's FIFO-90 referee, the
-# RT push moved it to CPU 1: a quiet run's 5 iterations all began so),
-# and then nothing migrates.  Pinned, its donation must go to CPU 1 and
-# come back.
+# xcpu pinned: the waiter may run on CPU 0 only, so its donation must go
+# to CPU 1 and come back.  And as users run it, unpinned (allowed on CPUs
+# 0 and 1): every iteration must still begin cross-CPU.  (They did not
+# while inversion's FIFO-90 referee checked the run from CPU 0 and the
+# waiter went home before its last sleep: preempted or woken while CPU 0
+# was busy, it was on CPU 1 when it blocked; a quiet run's 5 iterations
+# all began so, with no migration.)
 rec xcpu xcpu -c 0,1 --pinned -b 3000 -n $n
+rec xcpu-free xcpu -c 0,1 -b 3000 -n $n
 # The lock events only where a check reads them (woken-donor-does-not-spin).
 rec_extra='-e lock:contention_begin -e lock:contention_end'
 rec sleep sleep-owner -s 3000 -b 200 -n $n
@@ -83,12 +86,19 @@ xbad=0
 	notok tp/xcpu-migrate-0-to-1 "no migrate src_cpu=0 dst_cpu=1 in the cross-CPU run"; xbad=1; }
 [ "$(count 'sched_proxy_return:' xcpu "dst_cpu=0 strategy=$strategy")" -gt 0 ] && ok tp/xcpu-return || {
 	notok tp/xcpu-return "no return to CPU 0 (strategy=$strategy) in the cross-CPU run"; xbad=1; }
-# What the run did instead, and its trace in the boot's results folder.
+# Unpinned: one migration from CPU 0 to 1 per iteration at least.
+m=$(count 'sched_proxy_migrate:' xcpu-free 'src_cpu=0 dst_cpu=1')
+[ "$m" -ge "$n" ] && ok tp/xcpu-unpinned-migrates-each-iteration || {
+	notok tp/xcpu-unpinned-migrates-each-iteration "$m migrations from CPU 0 to 1 in $n iterations"
+	xbad=1; }
+# What the runs did instead, and their traces in the boot's results folder.
 if [ $xbad = 1 ]; then
-	echo "# xcpu events per CPU: $(sed -n 's/.*\(\[[0-9]*\]\).* \(sched_proxy_[a-z_]*\):.*/\1 \2/p' "$T/xcpu.txt" |
-		sort | uniq -c | tr -s ' ' | tr '\n' ';')"
-	[ -d "${PX_OUT:-}" ] && cp "$T/xcpu.txt" "$PX_OUT/50-tracepoints-xcpu.txt" &&
-		echo "# kept the xcpu trace as 50-tracepoints-xcpu.txt in the results folder"
+	for x in xcpu xcpu-free; do
+		echo "# $x events per CPU: $(sed -n 's/.*\(\[[0-9]*\]\).* \(sched_proxy_[a-z_]*\):.*/\1 \2/p' "$T/$x.txt" |
+			sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+		[ -d "${PX_OUT:-}" ] && cp "$T/$x.txt" "$PX_OUT/50-tracepoints-$x.txt" &&
+			echo "# kept the $x trace as 50-tracepoints-$x.txt in the results folder"
+	done
 fi
 # Every donor parked on a sleeping owner is woken by that owner's wakeup:
 # each enqueue_sleeping (donor, owner) is followed by an activate of the

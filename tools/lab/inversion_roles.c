@@ -66,6 +66,10 @@ static void rehome(int cpu, const cpu_set_t *allowed, const char *who)
  * there (nothing pushes a running FIFO task away), and every later
  * iteration would then be a same-CPU one.  Send it home to the first CPU,
  * outside the measured window, so that each iteration starts cross-CPU.
+ * It is called after the waiter's last sleep before it takes the lock:
+ * a wakeup may place it on either allowed CPU (on the owner's, when a
+ * higher-priority task runs on the first), and so may the RT balancer
+ * push it there while it waits to run.
  */
 static void rehome_waiter(void)
 {
@@ -241,7 +245,6 @@ static void run_waiter(void)
 		goto out;
 	end = px_now_ns() + env.duration_ns;
 	for (it = 0; iteration_wanted(it, end); it++) {
-		rehome_waiter();
 		for (k = 0; k < env.depth; k++)
 			post(&sh->start[k]);
 		for (k = 0; k < env.depth; k++)
@@ -252,6 +255,8 @@ static void run_waiter(void)
 		for (k = 0; k + 1 < env.depth; k++)
 			if (!wait_blocked(sh->holder_pid[k]))
 				goto out;
+		/* After the last sleep before the lock: see rehome_waiter(). */
+		rehome_waiter();
 		sh->iter_done = 0;
 		for (h = 0; burst_hogs() && h < env.hogs; h++)
 			post(&sh->hog_go[h]);

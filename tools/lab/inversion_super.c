@@ -461,11 +461,28 @@ static bool children_ok(void)
 	return ok;
 }
 
-/* The parent referees: above everything it starts, if it may. */
+/*
+ * The parent referees: above everything it starts, if it may, and off the
+ * scenario's CPUs when there is another one online.  Its 10-ms checks
+ * would otherwise preempt the waiter or the owner inside the measured
+ * window, and a preempted FIFO waiter that may run on the owner's CPU
+ * too (xcpu, chain --spread) is pushed there by the RT balancer before it
+ * blocks: a cross-CPU iteration that is a same-CPU one.  Football's
+ * referee stays on the pitch: it plays on every CPU by design.
+ */
 void parent_priority(void)
 {
+	cpu_set_t online, away;
+
 	if (is_rt_family() && px_set_fifo(90) && env.sc->id == SC_FOOTBALL)
 		px_fatal(EXIT_FAIL, "football: the referee needs SCHED_FIFO 90");
+	if (env.sc->id == SC_FOOTBALL || px_online_cpus(&online))
+		return;
+	CPU_XOR(&away, &online, &env.cpus);
+	CPU_AND(&away, &away, &online);
+	/* (Refused, e.g. outside a cpuset: it referees from where it is.) */
+	if (CPU_COUNT(&away))
+		px_pin_self_set(&away);
 }
 
 bool rt_throttle_was_set(void)
