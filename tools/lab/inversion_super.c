@@ -497,11 +497,11 @@ static bool children_ok(void)
 
 /*
  * The parent referees: above everything it starts, if it may, and off the
- * scenario's CPUs when there is another one online.  Its 10-ms checks
- * would otherwise preempt the waiter or the owner inside the measured
- * window, and a preempted FIFO waiter that may run on the owner's CPU
- * too (xcpu, chain --spread) is pushed there by the RT balancer before it
- * blocks: a cross-CPU iteration that is a same-CPU one.  Football's
+ * scenario's CPUs when there is another one online.  Its wakeups
+ * (supervise_nap()) would otherwise preempt the waiter or the owner
+ * inside the measured window, and a preempted FIFO waiter that may run
+ * on the owner's CPU too (xcpu, chain --spread) is pushed there by the RT
+ * balancer before it blocks: a cross-CPU iteration that is a same-CPU one.  Football's
  * referee stays on the pitch: it plays on every CPU by design.
  */
 void parent_priority(void)
