@@ -91,6 +91,16 @@ m=$(count 'sched_proxy_migrate:' xcpu-free 'src_cpu=0 dst_cpu=1')
 [ "$m" -ge "$n" ] && ok tp/xcpu-unpinned-migrates-each-iteration || {
 	notok tp/xcpu-unpinned-migrates-each-iteration "$m migrations from CPU 0 to 1 in $n iterations"
 	xbad=1; }
+# And the direct claim: the waiter (SCHED_FIFO 80, prio 19) blocks on its
+# lock on CPU 0, its home, in every iteration.  A migration count alone
+# could be met by one iteration migrating twice.
+blocks=$(grep 'sched_switch:.* prev_prio=19 prev_state=D ' "$T/xcpu-free.txt" |
+	sed -n 's/^[^[]*\[\([0-9]*\)\].*/\1/p')
+b_all=$(printf '%s\n' "$blocks" | grep -c .)
+b_home=$(printf '%s\n' "$blocks" | grep -c '^0*0$')
+[ "$b_all" -ge "$n" ] && [ "$b_home" = "$b_all" ] && ok tp/xcpu-unpinned-blocks-on-cpu0 || {
+	notok tp/xcpu-unpinned-blocks-on-cpu0 "$b_home of the waiter's $b_all blocking switches on CPU 0 in $n iterations"
+	xbad=1; }
 # What the runs did instead, and their traces in the boot's results folder.
 if [ $xbad = 1 ]; then
 	for x in xcpu xcpu-free; do
