@@ -13,15 +13,26 @@
 #                  FIFO waiter behind a 400-ms FIFO hog, other CPUs free,
 #                  must run elsewhere within 100 ms of its wakeup (the
 #                  proxy-off boot too: below)
-# The lab runs are each a dividing line, not a latency: no wait
-# hog-capped and the longest under half the hog cap, 50 ms.  A cross-CPU step costs a tick and more
-# in virtual time (a wakeup of an idle vCPU waits for QEMU's round-robin),
-# so the waits are a few ms, not the burn (seen 2026-12-06, 10 waits per
-# depth, 3 rounds: p50 3-7 ms, the longest 16 ms).  With proxy execution
-# off (the control boot) the waits are the hogs' bursts: at least half of
-# them hog-capped (seen: 9-10 of 10, p50 101 ms).  These bounds were
-# 32-proxy-migrate's p50 limits of 20 and 50 ms on multi-threaded TCG,
-# where host load moved them; 32 keeps the migration and return events.
+# The lab runs are each a dividing line, not a latency: 40 waits, none
+# hog-capped (each shorter than the hogs' 100-ms burst) and nine in ten
+# under a quarter of it, 25 ms.  A cross-CPU step costs a tick and more
+# in virtual time, so the waits are a few ms, not the burn (p50 3-8 ms).
+# The longest is not bounded tighter than the cap, for a written reason:
+# the hog spins on the last owner's vCPU while the chain unwinds on the
+# others, and QEMU runs the vCPUs of an icount boot in turn in one
+# thread, switching on a timer deadline or its 100-ms kick; a wakeup of
+# an idle vCPU waits for its turn.  Measured (2026-12-07, return=ttwu,
+# chain -D 4 --spread, 600 waits and a trace of 200 more): p90 10.9-13.8 ms,
+# 9 waits in 600 over 25 ms, the longest 47.8 ms; of 1539 cross-CPU
+# wakeups of an idle vCPU, 1331 reached it within 1 ms, two after 20 and
+# 50 ms, with each hop of the chain's unwinding prompt in the kernel (a
+# 55-ms wait of depth 4 failed the old bound, the longest under half the
+# cap).  With proxy execution off (the control boot, 10 waits) the
+# waits are the hogs' bursts: at least half of them hog-capped (seen:
+# 9-10 of 10, p50 101 ms), and VTIME_VERDICT=bounded fails there.  These
+# bounds were 32-proxy-migrate's p50 limits of 20 and 50 ms on multi-
+# threaded TCG, where host load moved them; 32 keeps the migration and
+# return events.
 #
 # Usage: sh 46-vtime-migrate.sh   (in an icount guest; tools in /usr/bin)
 # pxtest-boot: lean +icount
@@ -37,25 +48,30 @@ trap 'rm -rf "$T"' 0
 
 vtime_setup
 
-# xmig NAME N ARGS...: lab NAME N ARGS..., judged.
+# xmig NAME ARGS...: lab NAME $iters ARGS..., judged.
+iters=40
+[ $proxy = on ] || iters=10
 xmig() {
+	_name=$1
+	shift
+	set -- "$_name" $iters "$@"
 	lab "$@" || return 0
 	if [ $verdict = bounded ]; then
-		bound "$1-bounded" "$capped of $2 waits hog-capped, longest $((max / 1000)) us (limits 0, 50 ms)" \
-			"[ $capped = 0 ] && [ $max -lt 50000000 ]"
+		bound "$1-bounded" "$capped of $2 waits hog-capped, p90 $((p90 / 1000)) us (limits 0, 25 ms; longest $((max / 1000)) us)" \
+			"[ $capped = 0 ] && [ $p90 -lt 25000000 ]"
 	else
 		bound "$1-inversion-shown" "only $capped of $2 waits hog-capped with proxy off (want >= $(($2 / 2)))" \
 			"[ $capped -ge $(($2 / 2)) ]"
 	fi
 }
 
-xmig xcpu 10 xcpu -c 0,1 -b 2000
-xmig xcpu-pinned 10 xcpu -c 0,1 --pinned -b 2000
+xmig xcpu xcpu -c 0,1 -b 2000
+xmig xcpu-pinned xcpu -c 0,1 --pinned -b 2000
 for d in 1 2 3 4; do
-	xmig chain-spread-$d 10 chain -D $d -c 0-3 --spread
+	xmig chain-spread-$d chain -D $d -c 0-3 --spread
 done
 for d in 2 4; do
-	xmig chain-pinned-$d 10 chain -D $d -c 0-3 --spread --pinned
+	xmig chain-pinned-$d chain -D $d -c 0-3 --spread --pinned
 done
 
 # woken-queued, return-busy, signal-queued: test_proxy_exec's cases of a

@@ -299,19 +299,20 @@ cases_run() {
 }
 
 # lab NAME N ARGS...: an inversion run of N iterations (burn 1 ms unless
-# ARGS say otherwise) and its figures: count, capped, p50, max, burn (ns).
+# ARGS say otherwise) and its figures: count, capped, p50, p90, max, burn
+# (ns).
 lab() {
 	name=$1 iters=$2
 	shift 2
 	timed "$name" inversion -n "$iters" -b 1000 -q -t 120 -o "$T/$name.json" "$@" || return 1
 	jvars "$T/$name.json" count=.latency.count capped=.checks.hog_capped \
-		p50=.latency.p50 max=.latency.max burn=.params.burn_ns
+		p50=.latency.p50 p90=.latency.p90 max=.latency.max burn=.params.burn_ns
 	why=''
 	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
 	elif [ "$count" != "$iters" ] || [ -z "$capped" ] || [ -z "$max" ]; then
 		why="result file: count ${count:-none} of $iters, hog_capped ${capped:-none}, max ${max:-none}"
 	fi
 	completes "$name" "$why" || return 1
-	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, max $((max / 1000)) us"
+	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, p90 $((p90 / 1000)) us, max $((max / 1000)) us"
 }
 
