@@ -130,15 +130,20 @@ check lab/chain-depth "chain result records depth ${chain_depth:-none}, not 3" \
 	test "${chain_depth:-}" = 3
 
 # The inversion (proxy off): p99 several times the critical section.  Its
-# shrinking (proxy on): rt's p50 within a few critical sections, far
-# below the hog cap (100x); rt's p90 too.  Tails with proxy on are only
-# reported: the debug kernel under TCG has single 0.5 s outliers, and a
-# third of cfs's waits take 20-60 ms (no proxy abort).  cfs's wait on
-# this clock is the donor's share of a vCPU that the host's load
-# stretches (p50 1-11x the burn on a quiet host, 13-15x on all three
-# boots beside two busy loops): its bound in the kernel's terms is
-# vtime/cfs-bounded (45-vtime-bounds, virtual time).  Here only a guard:
-# p50 under the hog cap, 100 ms, where proxy off waits a second or more.
+# shrinking (proxy on) is bounded in the kernel's terms in virtual time
+# (45-vtime-bounds: vtime/rt-bounded, none capped and the longest under
+# two burns; vtime/cfs-bounded).  On this clock a wait also holds the
+# time the host did not run the vCPUs, so here only guards that proxy
+# off fails.  rt: p50 under half the hog cap (50x the burn) and p90
+# under the cap; proxy off waits the whole burst (p50 108x, p90 112x).
+# rt's p50 was bounded at 5x (10x on debug) until a loaded host's debug
+# boot had 10x (quiet and loaded runs before: 2-7x).  Tails with proxy on
+# are only reported: the debug kernel under TCG has single 0.5 s
+# outliers, and a third of cfs's waits take 20-60 ms (no proxy abort).
+# cfs's wait on this clock is the donor's share of a vCPU that the
+# host's load stretches (p50 1-11x the burn on a quiet host, 13-15x on
+# all three boots beside two busy loops): its guard is p50 under the hog
+# cap, 100 ms, where proxy off waits a second or more.
 for s in rt cfs; do
 	[ -f "$T/$s.json" ] || continue
 	p50=$(ratio $s p50) p90=$(ratio $s p90) p99=$(ratio $s p99)
@@ -146,10 +151,7 @@ for s in rt cfs; do
 		[ "$p99" -ge 5 ] && ok "lab/$s-inversion-shown" ||
 			notok "lab/$s-inversion-shown" "p99 only ${p99}x the burn with proxy off"
 	else
-		l50=5 l90=25
-		# The debug kernel (lockdep, DEBUG_MUTEXES under TCG) is slower in
-		# the paths between burns: allow twice the median there.
-		[ "${PX_KERNEL:-lean}" = debug ] && l50=$((l50 * 2))
+		l50=50 l90=100
 		[ $s = cfs ] && l50=100 l90=1000000
 		[ "$p50" -lt $l50 ] && [ "$p90" -lt $l90 ] && ok "lab/$s-inversion-bounded" ||
 			notok "lab/$s-inversion-bounded" "p50 ${p50}x, p90 ${p90}x the burn with proxy on (limits ${l50}x, ${l90}x)"
