@@ -270,6 +270,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 done
 qrc=0
 wait "$qpid" 2>/dev/null || qrc=$?
+echo "$qrc" > "$out/qemu-exit"
 rm -f "$mon"
 wait "$tpid" || true
 elapsed=$(( ($(date +%s%N) - start) / 1000000000 ))

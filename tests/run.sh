@@ -361,6 +361,11 @@ boot_group() {
 # Nothing of that boot is dropped: its console is kept as
 # console.int3.log and scanned up to the Oops, and its scripts' logs go
 # to first-boot/, where collect_group reports every check that failed.
+#
+# And once more if QEMU itself died of a signal (exit 128+N; a segfault
+# in PCI enumeration, exit 139, seen once on 2026-12-07): the emulator's
+# failure, not the kernel's.  Its console is kept as console.qemu.log
+# and scanned, its scripts' logs go to first-boot/ as for the int3.
 boot_group_again() {
 	boot_group "$@"
 	case $(cat "$dir/result" 2>/dev/null) in
@@ -374,15 +379,39 @@ boot_group_again() {
 		[ "$gclock" = host ] || return 0
 		site=$(console_text_poke_int3 "$dir/console.log" "$top/build/obj-$1/vmlinux") || return 0
 		cp "$dir/console.log" "$dir/console.int3.log"
-		mkdir -p "$dir/first-boot"
-		for f in "$dir"/*.log "$dir"/*.rc; do
-			case ${f##*/} in console*.log | run.log) ;; *) [ ! -f "$f" ] || mv "$f" "$dir/first-boot/" ;; esac
-		done
+		first_boot_aside
 		echo "NOTE [$label] panicked on QEMU's stale int3 at $site, booted again (first console: $dir/console.int3.log)" >> "$res/summary"
 		note "[$label] panicked on QEMU's stale int3 at $site: booting it again" ;;
+	nostatus)
+		qx=$(cat "$dir/qemu-exit" 2>/dev/null) || return 0
+		case $qx in [0-9]*) [ "$qx" -gt 128 ] || return 0 ;; *) return 0 ;; esac
+		cp "$dir/console.log" "$dir/console.qemu.log"
+		first_boot_aside
+		echo "NOTE [$label] QEMU died of signal $((qx - 128)), booted again (first console: $dir/console.qemu.log)" >> "$res/summary"
+		note "[$label] QEMU died of signal $((qx - 128)): booting it again" ;;
 	*) return 0 ;;
 	esac
 	boot_group "$@"
+}
+# first_boot_aside: the first boot's script logs and statuses to
+# $dir/first-boot/ (consoles and run.log stay).
+first_boot_aside() {
+	mkdir -p "$dir/first-boot"
+	for f in "$dir"/*.log "$dir"/*.rc; do
+		case ${f##*/} in console*.log | run.log) ;; *) [ ! -f "$f" ] || mv "$f" "$dir/first-boot/" ;; esac
+	done
+}
+# first_boot_failures WHY SCRIPTS...: a FAIL for each check that failed
+# in the first boot's scripts.
+first_boot_failures() {
+	_why=$1
+	shift
+	for s in "$@"; do
+		f=$dir/first-boot/$(basename "${s#*:}" .sh).log
+		[ ! -f "$f" ] || sed -n 's/^not ok //p' "$f" | while IFS= read -r l; do
+			report "FAIL [$label] ($_why) $l"
+		done
+	done
 }
 
 # collect_group: PASS/FAIL lines for $dir's boot, then its console scan
@@ -399,12 +428,12 @@ collect_group() {
 	if [ -f "$dir/console.int3.log" ]; then
 		sed '/Oops: int3: /,$d' "$dir/console.int3.log" > "$dir/console.int3-before.log"
 		scan_console "$dir/console.int3-before.log" "$dir/badness.int3" "kernel-log-clean (boot ended by the int3)"
-		for s in "$@"; do
-			f=$dir/first-boot/$(basename "${s#*:}" .sh).log
-			[ ! -f "$f" ] || sed -n 's/^not ok //p' "$f" | while IFS= read -r l; do
-				report "FAIL [$label] (boot ended by the int3) $l"
-			done
-		done
+		first_boot_failures "boot ended by the int3" "$@"
+	fi
+	# A boot ended by QEMU's own death: the same, its whole console.
+	if [ -f "$dir/console.qemu.log" ]; then
+		scan_console "$dir/console.qemu.log" "$dir/badness.qemu" "kernel-log-clean (boot ended by QEMU)"
+		first_boot_failures "boot ended by QEMU" "$@"
 	fi
 	result=$(cat "$dir/result" 2>/dev/null || echo none)
 	case $result in
@@ -652,12 +681,12 @@ done | sort -t"$(printf '\t')" -k2,2nr > "$res/cpu-seconds.tsv"
 	note "QEMU CPU time (s): $(awk -F'\t' '{ t += $2; if (NR <= 6) l = l (NR > 1 ? ", " : "") $1 " " $2 } END { printf "%s; all %d boots %.0f", l, NR, t }' "$res/cpu-seconds.tsv")"
 [ "$xfail$xpass" = 00 ] || note "$xfail known failure(s) seen as expected (XFAIL), $xpass passed unexpectedly (XPASS); neither counts below"
 # The number of distinct checks: result lines counted by name alone (the
-# boot label, a FAIL's reason and the int3 boot's prefix left out), so a
+# boot label, a FAIL's reason and the first boot's prefix left out), so a
 # check that runs on three boots counts once.  Just before the last line,
 # which stays exactly the counts.
 lines=$(grep -cE '^(PASS|FAIL|SKIP|XFAIL|XPASS) ' "$res/summary" || true)
 distinct=$(sed -n 's/^\(PASS\|FAIL\|SKIP\|XFAIL\|XPASS\) \[[^]]*\] //p' "$res/summary" |
-	sed 's/^(boot ended by the int3) //; s/ - .*//' | LC_ALL=C sort -u | wc -l)
+	sed 's/^(boot ended by the int3) //; s/^(boot ended by QEMU) //; s/ - .*//' | LC_ALL=C sort -u | wc -l)
 echo "$distinct distinct checks in $lines result lines" | tee -a "$res/summary"
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$res/summary"
 [ "$failed" -eq 0 ] || exit 1
