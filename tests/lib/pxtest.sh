@@ -309,8 +309,8 @@ lab() {
 		p50=.latency.p50 p90=.latency.p90 max=.latency.max burn=.params.burn_ns
 	why=''
 	if [ $rc != 0 ]; then why="exit $rc: $(tr '\n' ' ' < "$T/$name.out" | tail -c 300)"
-	elif [ "$count" != "$iters" ] || [ -z "$capped" ] || [ -z "$max" ]; then
-		why="result file: count ${count:-none} of $iters, hog_capped ${capped:-none}, max ${max:-none}"
+	elif [ "$count" != "$iters" ] || [ -z "$capped" ] || [ -z "$p90" ] || [ -z "$max" ]; then
+		why="result file: count ${count:-none} of $iters, hog_capped ${capped:-none}, p90 ${p90:-none}, max ${max:-none}"
 	fi
 	completes "$name" "$why" || return 1
 	echo "# $name ($proxy): $count waits, $capped hog-capped, p50 $((p50 / 1000)) us, p90 $((p90 / 1000)) us, max $((max / 1000)) us"

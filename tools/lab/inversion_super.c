@@ -501,8 +501,9 @@ static bool children_ok(void)
  * (supervise_nap()) would otherwise preempt the waiter or the owner
  * inside the measured window, and a preempted FIFO waiter that may run
  * on the owner's CPU too (xcpu, chain --spread) is pushed there by the RT
- * balancer before it blocks: a cross-CPU iteration that is a same-CPU one.  Football's
- * referee stays on the pitch: it plays on every CPU by design.
+ * balancer before it blocks: a cross-CPU iteration that is a same-CPU
+ * one.  Football's referee stays on the pitch: it plays on every CPU by
+ * design.
  */
 void parent_priority(void)
 {
